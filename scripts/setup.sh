@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Sets up playbench in ./.venv: system libraries for the renderer (when root on Debian/Ubuntu),
+# a virtual environment, and the package. `--dev` adds the test tools.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+extras=""
+for arg in "$@"; do
+  case "$arg" in
+    --dev) extras="dev" ;;
+    *) echo "setup.sh: unknown option '$arg' (accepted: --dev)" >&2; exit 2 ;;
+  esac
+done
+
+PY=${PYTHON:-python3}
+if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+  echo "setup.sh: playbench needs Python >= 3.11; '$PY' is $("$PY" --version 2>&1 || echo missing). Set PYTHON=/path/to/python3.11" >&2
+  exit 1
+fi
+
+# The 3D renderer (moderngl on EGL) needs these; text and 2D tasks run without them.
+sys_pkgs="libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri"
+missing=""
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in $sys_pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+  done
+fi
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup.sh: installing system libraries:$missing"
+    (apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1 \
+      || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends $missing >/dev/null; }) \
+      || echo "setup.sh: warning: could not install$missing; 3D rendering will be unavailable" >&2
+  else
+    echo "setup.sh: note: system libraries missing for 3D rendering:$missing (install them as root: apt-get install$missing)" >&2
+  fi
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+spec="."
+[ -n "$extras" ] && spec=".[$extras]"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e "$spec" 2>&1 | grep -v "^WARNING: Location" || true
+.venv/bin/python -c 'import playbench' || { echo "setup.sh: the install failed" >&2; exit 1; }
+echo "setup.sh: ready (.venv/bin/playbench)"

@@ -1,0 +1,61 @@
+"""A person at the terminal. Images are written to files whose paths are printed."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+
+from playbench.agents.base import Agent, AgentStopped
+from playbench.core.task import EpisodeContext
+from playbench.core.types import Action, Observation
+
+QUIT_WORDS = {"quit", "exit", ":q"}
+
+
+class HumanAgent(Agent):
+    name = "human"
+
+    def __init__(
+        self,
+        input_fn: Callable[[str], str] | None = None,
+        console: Console | None = None,
+        image_dir: str | None = None,
+    ) -> None:
+        self.input_fn = input_fn or input
+        self.console = console or Console(file=sys.stderr)
+        self.image_dir = Path(image_dir or tempfile.mkdtemp(prefix="playbench-human-"))
+
+    async def reset(self, ctx: EpisodeContext) -> None:
+        await super().reset(ctx)
+        self.shown_instructions = False
+        self.console.rule(f"{ctx.task_id} · instance {ctx.instance_id} · role {ctx.role}")
+
+    async def act(self, observation: Observation) -> Action:
+        c = self.console
+        if not self.shown_instructions and observation.instructions:
+            c.print(observation.instructions, markup=False)
+            self.shown_instructions = True
+        c.rule(f"step {observation.step}")
+        if observation.feedback:
+            c.print(f"[bold]Feedback:[/bold] {observation.feedback}", highlight=False)
+        if observation.text:
+            c.print(observation.text, markup=False)
+        self.image_dir.mkdir(parents=True, exist_ok=True)
+        for i, image in enumerate(observation.images):
+            path = self.image_dir / f"step{observation.step:03d}-{i}-{image.label or 'image'}.png"
+            path.write_bytes(image.png)
+            c.print(f"[dim]image ({image.label or 'view'}):[/dim] {path}", highlight=False)
+        if observation.legal_actions and len(observation.legal_actions) <= 40:
+            c.print("[dim]legal actions:[/dim] " + " | ".join(observation.legal_actions), highlight=False)
+        try:
+            line = await asyncio.to_thread(self.input_fn, "your action (or 'quit')> ")
+        except EOFError:
+            raise AgentStopped("the player closed the input") from None
+        if line.strip().lower() in QUIT_WORDS:
+            raise AgentStopped("the player quit")
+        return Action(text=line)

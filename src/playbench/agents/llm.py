@@ -1,0 +1,70 @@
+"""The generic model-driven agent: the task writes the prompt, the agent keeps the conversation window."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from playbench.agents.base import Agent
+from playbench.core.errors import ConfigError
+from playbench.core.task import EpisodeContext
+from playbench.core.types import Action, Observation, TextPart
+from playbench.models.base import ChatModel, GenerationParams, Message
+
+NO_COT_SUFFIX = (
+    "\n\nAnswer with the final action line only, in the required format, without any explanation."
+)
+
+LLM_OPTIONS = {"history", "cot", "temperature", "top_p", "max_tokens"}
+
+
+class LLMAgent(Agent):
+    """Sends the task's instructions as the system prompt and its observation parts as the user turn.
+
+    `history` keeps the last k (observation, reply) exchanges in the conversation; 0 sends only the
+    current observation (tasks such as iVISPAR put their own past window into the observation).
+    `cot=False` asks for the bare action line.
+    """
+
+    name = "llm"
+
+    def __init__(self, model: ChatModel, options: dict[str, Any] | None = None) -> None:
+        options = dict(options or {})
+        unknown = set(options) - LLM_OPTIONS
+        if unknown:
+            raise ConfigError(
+                f"unknown llm agent option(s) {', '.join(sorted(unknown))} (accepted: {', '.join(sorted(LLM_OPTIONS))})"
+            )
+        self.model = model
+        try:
+            self.history = int(options.get("history", 0))
+            self.cot = bool(options.get("cot", True))
+            self.params = GenerationParams(
+                temperature=None if options.get("temperature") is None else float(options["temperature"]),
+                top_p=None if options.get("top_p") is None else float(options["top_p"]),
+                max_tokens=int(options.get("max_tokens", 1024)),
+            )
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"bad llm agent option: {exc}") from None
+        if self.history < 0:
+            raise ConfigError(f"llm agent option history must be >= 0 (got {self.history})")
+
+    async def reset(self, ctx: EpisodeContext) -> None:
+        await super().reset(ctx)
+        self.window: deque[tuple[Message, Message]] = deque(maxlen=max(self.history, 1))
+
+    def build_messages(self, observation: Observation) -> list[Message]:
+        system = observation.instructions + ("" if self.cot else NO_COT_SUFFIX)
+        messages = [Message("system", [TextPart(system)])] if system.strip() else []
+        if self.history:
+            for user, assistant in self.window:
+                messages.extend([user, assistant])
+        messages.append(Message("user", list(observation.parts)))
+        return messages
+
+    async def act(self, observation: Observation) -> Action:
+        messages = self.build_messages(observation)
+        response = await self.model.generate(messages, self.params)
+        if self.history:
+            self.window.append((messages[-1], Message.text("assistant", response.text)))
+        return Action(text=response.text, raw=response.text, usage=response.usage)

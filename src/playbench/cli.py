@@ -1,0 +1,359 @@
+"""The `playbench` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from playbench.core.errors import ConfigError, PlaybenchError
+from playbench.core.registry import all_specs, get_spec, parse_assignments, resolve
+
+err_console = Console(stderr=True)
+DEFAULT_QUICKSTART_AGENTS = ("oracle", "random")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, exit 2, as every usage error
+        self.exit(2, f"playbench: error: {message}\n")
+
+
+def _add_task_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="task option (repeatable); 'task/id:key=value' sets it for one task only",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="playbench", description="Interactive benchmarks for LLMs, VLMs and humans.")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    sub.add_parser("list", help="tasks, agents and model providers")
+
+    run = sub.add_parser("run", help="run episodes and write a run directory")
+    run.add_argument("tasks", nargs="+", metavar="TASK", help="task ids, or a suite name for all its tasks")
+    _add_run_options(run)
+
+    inst = sub.add_parser("instances", help="print a task's instances as JSONL")
+    inst.add_argument("task", metavar="TASK")
+    inst.add_argument("-n", type=int, default=None, help="how many (default: the task's default set)")
+    inst.add_argument("--seed", type=int, default=0)
+    _add_task_options(inst)
+
+    rep = sub.add_parser("report", help="tables (terminal, Markdown, CSV) from run directories")
+    rep.add_argument("dirs", nargs="+", metavar="DIR")
+    rep.add_argument("--out", default=None, help="where report.md/.csv/.json go (default: the only DIR, or ./report)")
+
+    play = sub.add_parser("play", help="play a task yourself in the terminal")
+    play.add_argument("task", metavar="TASK")
+    play.add_argument("--instance", default=None, help="instance id (default: the first of the set)")
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--out", default="runs/play")
+    _add_task_options(play)
+
+    quick = sub.add_parser("quickstart", help="every task with the oracle and random agents, then a report")
+    quick.add_argument("--episodes", type=int, default=10)
+    quick.add_argument("--seed", type=int, default=0)
+    quick.add_argument("--out", default="runs/quickstart")
+    quick.add_argument("--concurrency", type=int, default=4)
+    return parser
+
+
+def _add_run_options(run: argparse.ArgumentParser) -> None:
+    run.add_argument("--agent", required=True, help="random | oracle | replay:FILE | human | llm")
+    run.add_argument("--model", default=None, help="provider:model for the llm agent, e.g. openai:gpt-4o")
+    run.add_argument("--episodes", type=int, default=None, help="instances per task (default: the task's set)")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--trials", type=int, default=1, help="runs per instance")
+    run.add_argument("--out", default=None, help="run directory (default: runs/<agent>[-<model>]-s<seed>)")
+    run.add_argument("--concurrency", type=int, default=1, help="episodes in flight at once")
+    run.add_argument("--executor", default="local")
+    _add_task_options(run)
+    g = run.add_argument_group("llm agent")
+    g.add_argument("--history", type=int, default=None, help="past exchanges kept in the conversation (default 0)")
+    g.add_argument("--no-cot", action="store_true", help="ask for the action line only, no reasoning")
+    g.add_argument("--temperature", type=float, default=None)
+    g.add_argument("--top-p", type=float, default=None)
+    g.add_argument("--max-tokens", type=int, default=None)
+    m = run.add_argument_group("model backend")
+    m.add_argument("--base-url", default=None, help="OpenAI-compatible server (vLLM, SGLang, Ollama); or OPENAI_BASE_URL")
+    m.add_argument("--model-concurrency", type=int, default=8, help="requests in flight per model")
+    m.add_argument("--max-retries", type=int, default=5)
+    m.add_argument("--retry-delay", type=float, default=1.0, help="first backoff delay in seconds (doubles)")
+    m.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
+    m.add_argument("--prices", default=None, help="JSON file of USD per million tokens overriding the built-in table")
+    m.add_argument(
+        "--cache", nargs="?", const="~/.cache/playbench/responses.sqlite", default=None, metavar="PATH",
+        help="reuse model responses from an SQLite cache (default path when no PATH is given)",
+    )
+    o = run.add_argument_group("output")
+    o.add_argument("--no-images", action="store_true", help="do not save observation images beside trajectories")
+    o.add_argument("--retry-errors", action="store_true", help="re-run finished episodes that ended with an error")
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_list(_: argparse.Namespace) -> int:
+    from playbench.agents import AGENTS
+    from playbench.models import PROVIDERS
+
+    con = Console()
+    con.print("[bold]Tasks[/bold]")
+    for spec in all_specs():
+        cls = spec.load_class()
+        options = ", ".join(
+            f"{name}={spec.kwargs.get(name, field.default)!r}" for name, field in cls.Config.model_fields.items()
+        )
+        con.print(f"  [cyan]{spec.id}[/cyan]  {spec.description}", highlight=False)
+        con.print(f"      options: {options}", highlight=False, markup=False)
+    con.print("[bold]Agents[/bold]")
+    for name, text in AGENTS.items():
+        con.print(f"  [cyan]{name}[/cyan]  {text}", highlight=False)
+    con.print("[bold]Model providers[/bold]")
+    for name in PROVIDERS:
+        con.print(f"  [cyan]{name}:MODEL[/cyan]", highlight=False)
+    return 0
+
+
+def _agent_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if args.history is not None:
+        options["history"] = args.history
+    if args.no_cot:
+        options["cot"] = False
+    for key in ("temperature", "top_p", "max_tokens"):
+        if getattr(args, key) is not None:
+            options[key] = getattr(args, key)
+    return options
+
+
+def _default_out(agent: str, model: str | None, seed: int) -> str:
+    label = agent if model is None else f"{agent}-{model}"
+    return f"runs/{re.sub(r'[^A-Za-z0-9_.-]+', '_', label)}-s{seed}"
+
+
+def _load_prices(path: str | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    from playbench.models import load_prices
+
+    return load_prices(path)
+
+
+def make_run_config(args: argparse.Namespace) -> Any:
+    from playbench.agents import parse_agent
+    from playbench.runner.models import ModelSettings
+    from playbench.runner.run import RunConfig
+
+    agent = parse_agent(args.agent, args.model, _agent_options(args))
+    if args.model is not None:
+        from playbench.models import make_model
+
+        make_model(args.model, base_url=args.base_url)  # fail fast on a bad spec or a missing key
+    cache = str(Path(args.cache).expanduser()) if args.cache else None
+    return RunConfig(
+        tasks=list(args.tasks),
+        agents={"*": agent},
+        out=args.out or _default_out(args.agent, args.model, args.seed),
+        episodes=args.episodes,
+        seed=args.seed,
+        trials=args.trials,
+        concurrency=args.concurrency,
+        executor=args.executor,
+        task_options=parse_assignments(args.sets),
+        models=ModelSettings(
+            base_url=args.base_url,
+            concurrency=args.model_concurrency,
+            max_retries=args.max_retries,
+            retry_base_delay=args.retry_delay,
+            timeout=args.timeout,
+            prices=_load_prices(args.prices),
+            cache_path=cache,
+        ),
+        save_images=not args.no_images,
+        retry_errors=args.retry_errors,
+    )
+
+
+def execute_with_progress(config: Any, argv: list[str] | None = None, label: str | None = None) -> dict[str, Any]:
+    from playbench.runner.run import execute
+
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("solved {task.fields[solved]}, errors {task.fields[errors]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        disable=not err_console.is_terminal,
+    )
+    counts = {"solved": 0, "errors": 0}
+    bar = None
+
+    def on_progress(output: Any, done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = progress.add_task(label or config.out, total=total, solved=0, errors=0)
+        counts["solved"] += bool(output.record["success"])
+        counts["errors"] += output.record["error"] is not None
+        progress.update(bar, completed=done, **counts)
+
+    with progress:
+        summary = asyncio.run(execute(config, on_progress=on_progress, argv=argv))
+    done_now = summary.get("run_this_time", 0)
+    err_console.print(
+        f"{config.out}: {summary['episodes']} episodes on record ({done_now} run now, "
+        f"{summary['planned'] - done_now if summary['planned'] >= done_now else 0} already done)",
+        highlight=False,
+    )
+    return summary
+
+
+def cmd_run(args: argparse.Namespace, argv: list[str]) -> int:
+    from playbench.report.tables import load_run, print_table
+
+    config = make_run_config(args)
+    execute_with_progress(config, argv=["playbench", *argv])
+    print_table([load_run(config.out)])
+    return 0
+
+
+def cmd_instances(args: argparse.Namespace) -> int:
+    spec = get_spec(args.task)
+    options = {**spec.kwargs, **parse_assignments(args.sets)}
+    task = spec.load_class()(**options)
+    out = sys.stdout
+    for instance in task.instances(args.n, args.seed):
+        out.write(json.dumps(instance.model_dump(mode="json"), separators=(", ", ": ")) + "\n")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from playbench.report.tables import load_run, print_table, write_report
+
+    runs = [load_run(d) for d in args.dirs]
+    out = args.out or (args.dirs[0] if len(args.dirs) == 1 else "report")
+    print_table(runs)
+    paths = write_report(runs, out)
+    err_console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from playbench.agents import AgentSpec
+    from playbench.report.tables import load_run, print_table
+    from playbench.runner.run import RunConfig, execute
+
+    spec = get_spec(args.task)
+    options = parse_assignments(args.sets)
+    instance_id = args.instance
+    if instance_id is None:
+        instance_id = spec.load_class()(**{**spec.kwargs, **options}).instances(1, args.seed)[0].id
+    from playbench.runner.store import RunStore
+
+    # every play of the same instance is a new trial, so earlier games stay on record
+    played = sum(
+        1 for r in RunStore(args.out).records() if r["task"] == args.task and r["instance_id"] == instance_id
+    ) if Path(args.out, "episodes.jsonl").exists() else 0
+    config = RunConfig(
+        tasks=[args.task],
+        agents={"*": AgentSpec("human")},
+        out=args.out,
+        seed=args.seed,
+        trials=played + 1,
+        task_options=options,
+        instance_ids=[instance_id],
+    )
+    asyncio.run(execute(config, argv=["playbench", "play", args.task]))
+    print_table([load_run(config.out)])
+    return 0
+
+
+def cmd_quickstart(args: argparse.Namespace) -> int:
+    from playbench.agents import AgentSpec
+    from playbench.report.tables import load_run, print_table, write_report
+    from playbench.runner.run import RunConfig
+
+    tasks = [s.id for s in all_specs() if s.default]
+    runs = []
+    for agent in DEFAULT_QUICKSTART_AGENTS:
+        out = str(Path(args.out) / agent)
+        config = RunConfig(
+            tasks=tasks,
+            agents={"*": AgentSpec(agent)},
+            out=out,
+            episodes=args.episodes,
+            seed=args.seed,
+            concurrency=args.concurrency,
+        )
+        execute_with_progress(config, argv=["playbench", "quickstart"], label=f"{agent}")
+        runs.append(load_run(out))
+    print_table(runs)
+    paths = write_report(runs, args.out)
+    err_console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        import playbench
+
+        print(playbench.__version__)
+        return 0
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        if args.command == "list":
+            return cmd_list(args)
+        if args.command == "run":
+            resolve(args.tasks)
+            return cmd_run(args, argv)
+        if args.command == "instances":
+            return cmd_instances(args)
+        if args.command == "report":
+            return cmd_report(args)
+        if args.command == "play":
+            return cmd_play(args)
+        if args.command == "quickstart":
+            return cmd_quickstart(args)
+    except ConfigError as exc:
+        print(f"playbench: error: {exc}", file=sys.stderr)
+        return 2
+    except PlaybenchError as exc:
+        print(f"playbench: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("playbench: interrupted; finished episodes are saved, run the same command to resume", file=sys.stderr)
+        return 130
+    parser.error(f"unknown command '{args.command}'")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

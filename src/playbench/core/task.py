@@ -1,0 +1,128 @@
+"""The task protocol: a turn-based game with one or more roles (AEC semantics).
+
+The runner drives every task the same way::
+
+    task.reset(instance)
+    while not task.done:
+        role = task.current_role()
+        obs = task.observe(role)          # private to that role
+        action = await agent_for[role].act(obs)
+        result = task.step(action.text)   # parses, validates, applies
+    outcome = task.outcome()
+
+Tasks never call models; agents never read task internals. The one sanctioned window into a
+task's knowledge is `oracle_action`, which only the `oracle` agent is handed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from playbench.core.errors import ConfigError
+from playbench.core.types import EpisodeResult, Observation, StepResult
+
+
+class TaskConfig(BaseModel):
+    """Options a user sets with `--set key=value`. Subclass per task; unknown keys are rejected."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Instance(BaseModel):
+    """One puzzle: plain JSON-serialisable data with a stable `id`."""
+
+    id: str
+    optimal_steps: int | None = None
+
+
+def derive_seed(*parts: Any) -> int:
+    """A 63-bit seed from any values, identical on every machine and Python (unlike `hash`)."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+@dataclass
+class EpisodeContext:
+    """What an agent may know about the episode it is about to play."""
+
+    task_id: str
+    instance_id: str
+    role: str
+    trial: int
+    seed: int
+    oracle: Callable[[], str | None] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Task(ABC):
+    """Base class for every game. Subclasses set the class attributes and implement the methods."""
+
+    Config: ClassVar[type[TaskConfig]] = TaskConfig
+    InstanceModel: ClassVar[type[Instance]] = Instance
+    roles: ClassVar[tuple[str, ...]] = ("player",)
+
+    def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
+        if config is None:
+            config = self.make_config(**options)
+        self.config = config
+
+    @classmethod
+    def make_config(cls, **options: Any) -> TaskConfig:
+        try:
+            return cls.Config(**options)
+        except ValidationError as exc:
+            raise ConfigError(_describe_validation_error(cls.Config, exc)) from None
+
+    # --- instances -------------------------------------------------------------------------
+    @abstractmethod
+    def instances(self, n: int | None, seed: int) -> list[Instance]:
+        """The first `n` instances (all of the default set if None) for `seed`, deterministically."""
+
+    def load_instance(self, data: dict[str, Any]) -> Instance:
+        return self.InstanceModel.model_validate(data)
+
+    # --- episode ---------------------------------------------------------------------------
+    @abstractmethod
+    def reset(self, instance: Instance) -> None: ...
+
+    def current_role(self) -> str:
+        return self.roles[0]
+
+    @abstractmethod
+    def observe(self, role: str) -> Observation: ...
+
+    @abstractmethod
+    def step(self, action_text: str) -> StepResult: ...
+
+    @property
+    @abstractmethod
+    def done(self) -> bool: ...
+
+    @abstractmethod
+    def outcome(self) -> EpisodeResult: ...
+
+    def oracle_action(self, role: str) -> str | None:
+        """The optimal next action for `role`, or None if the task has no oracle."""
+        return None
+
+    def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
+        """Task-specific aggregates added to summary.json beside the generic ones."""
+        return {}
+
+
+def _describe_validation_error(model: type[BaseModel], exc: ValidationError) -> str:
+    accepted = ", ".join(sorted(model.model_fields)) or "(none)"
+    problems = []
+    for err in exc.errors():
+        key = ".".join(str(x) for x in err["loc"]) or "?"
+        if err["type"] == "extra_forbidden":
+            problems.append(f"unknown option '{key}' (accepted: {accepted})")
+        else:
+            problems.append(f"option '{key}': {err['msg']} (got {err.get('input')!r})")
+    return "; ".join(problems)

@@ -1,0 +1,120 @@
+"""Plain data passed between tasks, agents, models and the runner."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TextPart:
+    text: str
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """A PNG image. It stays bytes until a model backend encodes it for the wire."""
+
+    png: bytes
+    label: str = ""
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha1(self.png).hexdigest()[:16]
+
+
+Part = TextPart | ImagePart
+
+
+@dataclass
+class Observation:
+    """What one role sees before acting.
+
+    `parts` is the ordered content (text and images) of this turn's message to the agent;
+    `instructions` the task's public instructions (the system prompt for a model);
+    `legal_actions` the actions the paper lets the agent see, or the moves that change the state
+    (what the random baseline samples from); `feedback` the result of the previous action.
+    """
+
+    role: str
+    parts: list[Part]
+    instructions: str = ""
+    legal_actions: list[str] = field(default_factory=list)
+    feedback: str = ""
+    step: int = 0
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def images(self) -> list[ImagePart]:
+        return [p for p in self.parts if isinstance(p, ImagePart)]
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    calls: int = 0
+    cost: float | None = 0.0
+    cached_calls: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.calls += other.calls
+        self.cached_calls += other.cached_calls
+        # cost becomes unknown as soon as one call has no price
+        self.cost = None if self.cost is None or other.cost is None else self.cost + other.cost
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "calls": self.calls,
+            "cached_calls": self.cached_calls,
+            "cost": None if self.cost is None else round(self.cost, 8),
+        }
+
+
+@dataclass
+class Action:
+    """An agent's move. `text` goes to the task, which parses it; `raw` is the full model output."""
+
+    text: str
+    raw: str | None = None
+    rationale: str | None = None
+    usage: Usage = field(default_factory=Usage)
+
+
+class Validity(StrEnum):
+    EFFECTIVE = "effective"
+    INEFFECTIVE = "ineffective"
+    INVALID = "invalid"
+    UNPARSEABLE = "unparseable"
+
+
+@dataclass
+class StepResult:
+    """How the task judged one action.
+
+    `invalid` means rule-illegal (`reason` says which rule: `occupied`, `out_of_bounds`, ...);
+    `unparseable` a format error. Neither changes the state. `parsed` is the canonical action
+    the task understood, if any.
+    """
+
+    validity: Validity
+    feedback: str
+    parsed: str | None = None
+    reason: str | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class EpisodeResult:
+    success: bool
+    steps: int
+    metrics: dict[str, Any] = field(default_factory=dict)

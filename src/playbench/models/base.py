@@ -1,0 +1,86 @@
+"""One chat interface in front of every model provider."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from playbench.core.types import Part, TextPart, Usage
+
+
+@dataclass
+class Message:
+    role: str  # "system", "user" or "assistant"
+    parts: list[Part]
+
+    @classmethod
+    def text(cls, role: str, text: str) -> Message:
+        return cls(role, [TextPart(text)])
+
+
+@dataclass(frozen=True)
+class GenerationParams:
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int = 1024
+    seed: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+@dataclass
+class ModelResponse:
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    cached: bool = False
+
+
+class ModelError(Exception):
+    """A model call failed for good (after retries, or on an error retrying cannot fix).
+
+    The message is meant for a log line: it names the model spec, the HTTP status if any, the
+    server's own error message and the attempts made, and never contains an API key. The
+    attributes carry the same facts for code that wants to branch on them.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        spec: str | None = None,
+        status_code: int | None = None,
+        attempts: int = 0,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.spec = spec
+        self.status_code = status_code
+        self.attempts = attempts
+        # True when the last failure was of a retryable kind (429, 5xx, timeout, connection):
+        # the retries ran out rather than the request being rejected outright.
+        self.retryable = retryable
+
+
+class ChatModel(ABC):
+    """A model behind `provider:model`. Implementations own retries, the concurrency cap and pricing."""
+
+    provider: str = ""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+
+    @property
+    def spec(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+    @abstractmethod
+    async def generate(self, messages: list[Message], params: GenerationParams) -> ModelResponse: ...
+
+    def describe(self) -> dict[str, Any]:
+        """What goes into config.json about this model (never a key)."""
+        return {"spec": self.spec}
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,62 @@
+"""Executors run a batch of episode jobs and hand each output back as soon as it is finished.
+
+The seam: an executor receives plain-data jobs and model settings and calls `on_result` in the
+driver process, which alone writes the run directory. A Ray executor only has to ship jobs to
+workers that call `run_episode` with their own ModelPool and return the outputs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from playbench.core.errors import ConfigError
+from playbench.runner.episode import EpisodeJob, EpisodeOutput, run_episode
+from playbench.runner.models import ModelPool, ModelSettings
+
+ResultCallback = Callable[[EpisodeOutput], None]
+
+
+class Executor(Protocol):
+    name: str
+
+    async def run(
+        self, jobs: Sequence[EpisodeJob], settings: ModelSettings, on_result: ResultCallback, save_images: bool
+    ) -> None: ...
+
+
+class LocalExecutor:
+    """Episodes as asyncio tasks in this process, at most `concurrency` at once."""
+
+    name = "local"
+
+    def __init__(self, concurrency: int = 1) -> None:
+        if concurrency < 1:
+            raise ConfigError(f"--concurrency must be at least 1 (got {concurrency})")
+        self.concurrency = concurrency
+
+    async def run(
+        self, jobs: Sequence[EpisodeJob], settings: ModelSettings, on_result: ResultCallback, save_images: bool
+    ) -> None:
+        pool = ModelPool(settings)
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def one(job: EpisodeJob) -> None:
+            async with gate:
+                output = await run_episode(job, pool, save_images=save_images)
+            on_result(output)
+
+        try:
+            await asyncio.gather(*(one(job) for job in jobs))
+        finally:
+            await pool.aclose()
+
+
+EXECUTORS: dict[str, Callable[[int], Executor]] = {"local": LocalExecutor}
+
+
+def make_executor(name: str, concurrency: int) -> Executor:
+    if name not in EXECUTORS:
+        raise ConfigError(f"unknown executor '{name}' (available here: {', '.join(sorted(EXECUTORS))})")
+    return EXECUTORS[name](concurrency)

@@ -1,0 +1,232 @@
+"""A run: plan the episodes, skip the finished ones, execute the rest, write the summary."""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import playbench
+from playbench.agents import AgentSpec
+from playbench.core.errors import ConfigError
+from playbench.core.metrics import aggregate_metrics, mean, proportion
+from playbench.core.registry import TaskSpec, resolve
+from playbench.core.task import Task
+from playbench.core.types import Usage
+from playbench.runner.episode import EpisodeJob, EpisodeOutput
+from playbench.runner.executors import Executor, make_executor
+from playbench.runner.models import ModelSettings
+from playbench.runner.store import RunStore
+
+# What must match for a directory to be resumed: changing any of these would mix two experiments.
+IDENTITY_FIELDS = ("agents", "seed", "task_options")
+
+
+@dataclass
+class RunConfig:
+    tasks: list[str]
+    agents: dict[str, AgentSpec]  # role or "*" -> agent
+    out: str
+    episodes: int | None = None
+    seed: int = 0
+    trials: int = 1
+    concurrency: int = 1
+    executor: str = "local"
+    task_options: dict[str, Any] = field(default_factory=dict)  # "key" or "task/id:key" -> value
+    models: ModelSettings = field(default_factory=ModelSettings)
+    save_images: bool = True
+    retry_errors: bool = False
+    instance_ids: list[str] | None = None  # play only these instances of the set
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["agents"] = {role: spec.to_dict() for role, spec in self.agents.items()}
+        return data
+
+
+def options_for_tasks(specs: list[TaskSpec], options: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Route `--set` values: `key=v` goes to every task that has the option, `task/id:key=v` to one."""
+    routed: dict[str, dict[str, Any]] = {s.id: dict(s.kwargs) for s in specs}
+    classes = {s.id: s.load_class() for s in specs}
+    for raw_key, value in options.items():
+        if ":" in raw_key:
+            task_id, _, key = raw_key.partition(":")
+            if task_id not in routed:
+                raise ConfigError(f"--set {raw_key}: task '{task_id}' is not part of this run")
+            routed[task_id][key] = value
+            continue
+        takers = [tid for tid, cls in classes.items() if raw_key in cls.Config.model_fields]
+        if not takers:
+            accepted = sorted({f for cls in classes.values() for f in cls.Config.model_fields})
+            raise ConfigError(
+                f"--set {raw_key}: no selected task has this option (accepted: {', '.join(accepted) or 'none'})"
+            )
+        for tid in takers:
+            routed[tid][raw_key] = value
+    return routed
+
+
+def _has_oracle(cls: type[Task]) -> bool:
+    return cls.oracle_action is not Task.oracle_action
+
+
+def plan(config: RunConfig) -> tuple[list[EpisodeJob], dict[str, dict[str, Any]]]:
+    if config.trials < 1:
+        raise ConfigError(f"--trials must be at least 1 (got {config.trials})")
+    if config.episodes is not None and config.episodes < 1:
+        raise ConfigError(f"--episodes must be at least 1 (got {config.episodes})")
+    specs = resolve(config.tasks)
+    routed = options_for_tasks(specs, config.task_options)
+    agents = {role: spec.to_dict() for role, spec in config.agents.items()}
+    jobs: list[EpisodeJob] = []
+    for spec in specs:
+        task = spec.load_class()(**routed[spec.id])
+        uses_oracle = any(a.name == "oracle" for a in config.agents.values())
+        if uses_oracle and not _has_oracle(type(task)):
+            raise ConfigError(f"task {spec.id} has no oracle, so the 'oracle' agent cannot play it")
+        instances = task.instances(config.episodes, config.seed)
+        if config.instance_ids is not None:
+            wanted = set(config.instance_ids)
+            instances = [i for i in instances if i.id in wanted]
+            missing = wanted - {i.id for i in instances}
+            if missing:
+                raise ConfigError(
+                    f"instance(s) {', '.join(sorted(missing))} not in {spec.id}'s set for seed {config.seed}"
+                )
+        for instance in instances:
+            data = instance.model_dump(mode="json")
+            for trial in range(config.trials):
+                jobs.append(EpisodeJob(spec.id, routed[spec.id], data, trial, config.seed, agents))
+    return jobs, routed
+
+
+def git_revision() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(playbench.__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _check_identity(store: RunStore, config_dict: dict[str, Any]) -> None:
+    previous = store.read_json("config.json")
+    if not previous or not store.records():
+        return
+    for name in IDENTITY_FIELDS:
+        if previous.get("run", {}).get(name) != config_dict.get(name):
+            raise ConfigError(
+                f"{store.out} already holds episodes of a run with a different '{name}' "
+                f"({previous.get('run', {}).get(name)!r} vs {config_dict.get(name)!r}); use another --out"
+            )
+
+
+def summarize(records: list[dict[str, Any]], task_options: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Per task (and agent/model), the episode count and every aggregate with a 95% interval."""
+    groups: dict[tuple[str, str, str | None], list[dict[str, Any]]] = {}
+    for rec in records:
+        groups.setdefault((rec["task"], rec["agent"], rec.get("model")), []).append(rec)
+    tasks: dict[str, Any] = {}
+    for (task_id, agent, model), recs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "")):
+        recs.sort(key=lambda r: (r["instance_id"], r["trial"]))
+        usage = Usage()
+        for r in recs:
+            u = r.get("usage") or {}
+            usage.add(
+                Usage(
+                    u.get("input_tokens", 0), u.get("output_tokens", 0), u.get("calls", 0), u.get("cost"),
+                    u.get("cached_calls", 0),
+                )
+            )
+        entry: dict[str, Any] = {
+            "task": task_id,
+            "agent": agent,
+            "model": model,
+            "episodes": len(recs),
+            "errors": sum(1 for r in recs if r.get("error")),
+            "success": proportion([bool(r["success"]) for r in recs]),
+            "steps": mean([r["steps"] for r in recs]),
+            "metrics": aggregate_metrics([r.get("metrics") or {} for r in recs]),
+            "usage": usage.to_dict(),
+        }
+        optimal = [r["optimal_steps"] for r in recs if r.get("optimal_steps") is not None]
+        if optimal:
+            entry["optimal_steps"] = mean(optimal)
+        try:
+            from playbench.core.registry import get_spec
+
+            spec = get_spec(task_id)
+            opts = (task_options or {}).get(task_id, spec.kwargs)
+            extra = spec.load_class()(**opts).summarize(recs)
+        except Exception as exc:  # a summary must still be written if a task's extras fail
+            extra = {"error": f"{type(exc).__name__}: {exc}"}
+        if extra:
+            entry["extra"] = extra
+        label = task_id if len(groups) == 1 or _unique_task(groups, task_id) else f"{task_id} [{agent}]"
+        tasks[label] = entry
+    return {"tasks": tasks, "episodes": len(records)}
+
+
+def _unique_task(groups: dict, task_id: str) -> bool:
+    return sum(1 for k in groups if k[0] == task_id) == 1
+
+
+async def execute(
+    config: RunConfig,
+    executor: Executor | None = None,
+    on_progress: Callable[[EpisodeOutput, int, int], None] | None = None,
+    argv: list[str] | None = None,
+) -> dict[str, Any]:
+    """Run every missing episode of `config` and return the summary (also written to summary.json)."""
+    jobs, routed = plan(config)
+    store = RunStore(config.out)
+    config_dict = config.to_dict()
+    _check_identity(store, config_dict)
+    done = store.finished_keys(include_errors=not config.retry_errors)
+    todo = [job for job in jobs if job.key not in done]
+    store.write_json(
+        "config.json",
+        {
+            "run": config_dict,
+            "task_options_resolved": routed,
+            "command": argv if argv is not None else sys.argv,
+            "playbench_version": playbench.__version__,
+            "git_revision": git_revision(),
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "written_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "planned_episodes": len(jobs),
+            "skipped_finished": len(jobs) - len(todo),
+        },
+    )
+    executor = executor or make_executor(config.executor, config.concurrency)
+    finished = 0
+
+    def on_result(output: EpisodeOutput) -> None:
+        nonlocal finished
+        store.write(output)
+        finished += 1
+        if on_progress is not None:
+            on_progress(output, finished, len(todo))
+
+    try:
+        await executor.run(todo, config.models, on_result, config.save_images)
+    finally:
+        store.close()
+        planned = {job.key for job in jobs}
+        records = [r for r in store.records() if (r["task"], r["instance_id"], r["trial"]) in planned]
+        summary = summarize(records, routed)
+        summary["planned"] = len(jobs)
+        summary["run_this_time"] = finished
+        store.write_json("summary.json", summary)
+    return summary

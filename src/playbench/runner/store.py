@@ -1,0 +1,101 @@
+"""The run directory: append-only episodes.jsonl, per-episode trajectories, config and summary.
+
+Crash safety: an episode's trajectory and images are written first (trajectory via a temporary
+file and an atomic rename), then its one line is appended to episodes.jsonl with a single
+`write` on an O_APPEND descriptor. A kill at any moment leaves either no line (the episode runs
+again on resume, overwriting its files) or a whole line. A torn last line, which only a crash of
+the machine itself could leave, is cut off when the directory is opened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from playbench.runner.episode import EpisodeKey, EpisodeOutput
+
+EPISODES = "episodes.jsonl"
+TRAJECTORIES = "trajectories"
+
+
+def record_key(record: dict[str, Any]) -> EpisodeKey:
+    return (str(record["task"]), str(record["instance_id"]), int(record["trial"]))
+
+
+class RunStore:
+    def __init__(self, out: str | Path) -> None:
+        self.out = Path(out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        (self.out / TRAJECTORIES).mkdir(exist_ok=True)
+        self.episodes_path = self.out / EPISODES
+        self._repair_tail()
+        self._fd: int | None = None
+
+    def _repair_tail(self) -> None:
+        if not self.episodes_path.exists():
+            return
+        data = self.episodes_path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            cut = data.rfind(b"\n") + 1
+            with open(self.episodes_path, "r+b") as fh:
+                fh.truncate(cut)
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every finished episode once; if an episode was re-run (--retry-errors) the last line wins."""
+        if not self.episodes_path.exists():
+            return []
+        by_key: dict[EpisodeKey, dict[str, Any]] = {}
+        for line in self.episodes_path.read_text().splitlines():
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            by_key[record_key(rec)] = rec
+        return list(by_key.values())
+
+    def finished_keys(self, include_errors: bool = True) -> set[EpisodeKey]:
+        return {record_key(r) for r in self.records() if include_errors or r.get("error") is None}
+
+    def write(self, output: EpisodeOutput) -> None:
+        rec = output.record
+        traj_path = self.out / rec["trajectory"]
+        if output.images:
+            folder = traj_path.with_suffix("")
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, png in output.images.items():
+                target = folder / name
+                if not target.exists():
+                    target.write_bytes(png)
+        tmp = traj_path.with_suffix(".jsonl.tmp")
+        with open(tmp, "w") as fh:
+            for step in output.steps:
+                fh.write(json.dumps(step, ensure_ascii=False) + "\n")
+        os.replace(tmp, traj_path)
+        self.append(rec)
+
+    def append(self, record: dict[str, Any]) -> None:
+        line = (json.dumps(record, ensure_ascii=False) + "\n").encode()
+        if self._fd is None:
+            self._fd = os.open(self.episodes_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        written = os.write(self._fd, line)
+        if written != len(line):  # only a full disk does this; say so rather than leave a torn line
+            raise OSError(f"short write to {self.episodes_path}: {written} of {len(line)} bytes")
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def read_json(self, name: str) -> dict[str, Any] | None:
+        path = self.out / name
+        return json.loads(path.read_text()) if path.exists() else None
+
+    def write_json(self, name: str, data: dict[str, Any]) -> None:
+        path = self.out / name
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        os.replace(tmp, path)

@@ -1,0 +1,86 @@
+"""A tiny task used to test the kernel and runner independently of any suite."""
+
+from __future__ import annotations
+
+import random
+
+from playbench.core.task import Instance, Task, TaskConfig, derive_seed
+from playbench.core.types import EpisodeResult, Observation, StepResult, TextPart, Validity
+
+
+class WalkConfig(TaskConfig):
+    length: int = 6
+    max_steps: int = 10
+    crash_on: str | None = None  # an action text that makes step() raise, to test robustness
+
+
+class WalkInstance(Instance):
+    start: int
+    target: int
+
+
+class WalkTask(Task):
+    """Walk left/right on a line from start to target."""
+
+    Config = WalkConfig
+    InstanceModel = WalkInstance
+
+    def instances(self, n, seed):
+        n = 5 if n is None else n
+        out = []
+        for i in range(n):
+            rng = random.Random(derive_seed("walk", seed, i))
+            start, target = rng.randrange(self.config.length), rng.randrange(self.config.length)
+            out.append(WalkInstance(id=f"walk-{seed}-{i}", start=start, target=target, optimal_steps=abs(start - target)))
+        return out
+
+    def reset(self, instance):
+        self.inst = instance
+        self.pos = instance.start
+        self.steps = 0
+        self.feedback = ""
+
+    def observe(self, role):
+        legal = [a for a, d in (("left", -1), ("right", 1)) if 0 <= self.pos + d < self.config.length]
+        return Observation(
+            role=role,
+            parts=[TextPart(f"position {self.pos}, target {self.inst.target}")],
+            instructions="Reply with left or right.",
+            legal_actions=legal,
+            feedback=self.feedback,
+            step=self.steps,
+        )
+
+    def step(self, action_text):
+        if self.config.crash_on is not None and action_text == self.config.crash_on:
+            raise RuntimeError("toy task crashed on purpose")
+        self.steps += 1
+        word = action_text.strip().lower().rsplit(":", 1)[-1].strip()
+        if word not in ("left", "right"):
+            self.feedback = f"'{action_text[:40]}' is not left or right"
+            return StepResult(Validity.UNPARSEABLE, self.feedback)
+        new = self.pos + (-1 if word == "left" else 1)
+        if not 0 <= new < self.config.length:
+            self.feedback = f"{word} leaves the line"
+            return StepResult(Validity.INVALID, self.feedback, parsed=word, reason="out_of_bounds")
+        before = abs(self.pos - self.inst.target)
+        self.pos = new
+        after = abs(self.pos - self.inst.target)
+        self.feedback = f"moved {word}"
+        return StepResult(Validity.EFFECTIVE if after < before else Validity.INEFFECTIVE, self.feedback, parsed=word)
+
+    @property
+    def done(self):
+        return self.pos == self.inst.target or self.steps >= self.config.max_steps
+
+    def outcome(self):
+        return EpisodeResult(
+            success=self.pos == self.inst.target,
+            steps=self.steps,
+            metrics={"final_distance": abs(self.pos - self.inst.target), "solved": self.pos == self.inst.target},
+        )
+
+    def oracle_action(self, role):
+        if self.pos == self.inst.target:
+            return None
+        return "right" if self.inst.target > self.pos else "left"
