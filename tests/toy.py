@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 
 from playbench.core.task import Instance, Task, TaskConfig, derive_seed
 from playbench.core.types import EpisodeResult, Observation, StepResult, TextPart, Validity
@@ -12,6 +13,7 @@ class WalkConfig(TaskConfig):
     length: int = 6
     max_steps: int = 10
     crash_on: str | None = None  # an action text that makes step() raise, to test robustness
+    step_delay: float = 0.0  # seconds each step sleeps, so a test can kill a run mid-way
 
 
 class WalkInstance(Instance):
@@ -54,6 +56,8 @@ class WalkTask(Task):
     def step(self, action_text):
         if self.config.crash_on is not None and action_text == self.config.crash_on:
             raise RuntimeError("toy task crashed on purpose")
+        if self.config.step_delay:
+            time.sleep(self.config.step_delay)
         self.steps += 1
         word = action_text.strip().lower().rsplit(":", 1)[-1].strip()
         if word not in ("left", "right"):

@@ -1,0 +1,88 @@
+"""Model backends behind one chat interface; `make_model("provider:model")` builds one."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from playbench.core.errors import ConfigError
+from playbench.models.base import ChatModel, GenerationParams, Message, ModelError, ModelResponse
+from playbench.models.cache import CachedModel, ResponseCache, cache_key
+from playbench.models.pricing import DEFAULT_PRICES, load_prices
+from playbench.models.remote import RemoteChatModel
+
+PROVIDERS: list[str] = ["openai", "anthropic"]
+
+__all__ = [
+    "DEFAULT_PRICES",
+    "PROVIDERS",
+    "CachedModel",
+    "ChatModel",
+    "GenerationParams",
+    "Message",
+    "ModelError",
+    "ModelResponse",
+    "RemoteChatModel",
+    "ResponseCache",
+    "cache_key",
+    "load_prices",
+    "make_model",
+    "parse_spec",
+]
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """`provider:model` -> (provider, model). Only the first colon splits, because model names
+    may contain colons themselves (Ollama's `llama3.2:3b`)."""
+    accepted = ", ".join(PROVIDERS)
+    if not isinstance(spec, str) or ":" not in spec:
+        raise ConfigError(
+            f"bad model spec {spec!r}: expected PROVIDER:MODEL, e.g. openai:gpt-4o (providers: {accepted})"
+        )
+    provider, model = (s.strip() for s in spec.split(":", 1))
+    if provider not in PROVIDERS:
+        raise ConfigError(f"unknown model provider {provider!r} in spec {spec!r} (accepted: {accepted})")
+    if not model:
+        raise ConfigError(f"bad model spec {spec!r}: the model name after {provider + ':'!r} is empty")
+    return provider, model
+
+
+def make_model(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    concurrency: int = 8,
+    max_retries: int = 5,
+    retry_base_delay: float = 1.0,
+    timeout: float = 120.0,
+    prices: Mapping[str, Any] | None = None,
+    cache: ResponseCache | None = None,
+) -> ChatModel:
+    """The model behind `spec`, with retries, a concurrency cap, pricing and (optionally) a cache.
+
+    Raises ConfigError for a malformed spec, an unknown provider, a bad setting or a missing key.
+    `prices` overrides and extends the built-in price table (see `load_prices`).
+    """
+    provider, model = parse_spec(spec)
+    # Imported here so that `import playbench.models` does not pay for both SDKs.
+    cls: type[RemoteChatModel]
+    if provider == "openai":
+        from playbench.models.openai_provider import OpenAIModel
+
+        cls = OpenAIModel
+    else:
+        from playbench.models.anthropic_provider import AnthropicModel
+
+        cls = AnthropicModel
+    chat: ChatModel = cls(
+        model,
+        base_url=base_url,
+        concurrency=concurrency,
+        max_retries=max_retries,
+        retry_base_delay=retry_base_delay,
+        timeout=timeout,
+        prices=prices,
+    )
+    if cache is not None:
+        chat = CachedModel(chat, cache)
+    return chat

@@ -100,7 +100,10 @@ def metric_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def print_table(runs: list[dict[str, Any]], console: Console | None = None) -> None:
-    console = console or Console()
+    if console is None:
+        console = Console()
+        if not console.is_terminal:  # logs and pipes: keep rows whole rather than folded at 80 columns
+            console = Console(width=200)
     table = Table(title="playbench results (95% intervals)")
     for col in HEADLINE:
         table.add_column(col, overflow="fold")

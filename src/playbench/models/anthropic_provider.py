@@ -1,0 +1,104 @@
+"""Anthropic messages API."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import anthropic
+
+from playbench.core.types import ImagePart, TextPart
+from playbench.models.base import GenerationParams, Message, ModelError
+from playbench.models.remote import MalformedReply, RemoteChatModel, _Reply
+
+
+def png_block(image: ImagePart) -> dict[str, Any]:
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(image.png).decode("ascii")},
+    }
+
+
+def to_anthropic_request(messages: list[Message], spec: str = "anthropic") -> tuple[str | None, list[dict[str, Any]]]:
+    """(system prompt, messages) in the messages-API wire format.
+
+    The API takes the system prompt as a top-level parameter, not as a message, so system messages
+    are lifted out (joined by blank lines if there are several). A text-only message becomes a
+    plain string; one with images a list of text and base64 image blocks.
+    """
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "system":
+            if any(isinstance(p, ImagePart) for p in m.parts):
+                raise ModelError(
+                    f"{spec}: the Anthropic API takes no images in the system prompt; put them in a user message",
+                    spec=spec,
+                )
+            system.append("\n".join(p.text for p in m.parts if isinstance(p, TextPart)))
+            continue
+        if m.role not in ("user", "assistant"):
+            raise ModelError(
+                f"{spec}: unsupported message role {m.role!r} (accepted: system, user, assistant)", spec=spec
+            )
+        if all(isinstance(p, TextPart) for p in m.parts):
+            content: Any = "\n".join(p.text for p in m.parts)  # type: ignore[union-attr]
+        else:
+            content = [
+                {"type": "text", "text": p.text} if isinstance(p, TextPart) else png_block(p) for p in m.parts
+            ]
+        out.append({"role": m.role, "content": content})
+    return ("\n\n".join(system) if system else None), out
+
+
+class AnthropicModel(RemoteChatModel):
+    """`anthropic:MODEL` through `anthropic.AsyncAnthropic().messages.create`.
+
+    Base URL: the `base_url` argument, else $ANTHROPIC_BASE_URL, else the SDK default. Key: only
+    $ANTHROPIC_API_KEY; without it a custom base URL is required and a placeholder key is sent.
+    `GenerationParams.seed` is not sent: the messages API has no seed.
+    """
+
+    provider = "anthropic"
+    key_env = "ANTHROPIC_API_KEY"
+    base_url_env = "ANTHROPIC_BASE_URL"
+    sdk = anthropic
+
+    def _compatible_name(self) -> str:
+        return "Anthropic-compatible"
+
+    def _make_client(self) -> anthropic.AsyncAnthropic:
+        # Passing api_key explicitly also stops the SDK from looking for other credentials
+        # (ANTHROPIC_AUTH_TOKEN, profiles on disk): the key comes from ANTHROPIC_API_KEY only.
+        kwargs: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0, "timeout": self.timeout}
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        return anthropic.AsyncAnthropic(**kwargs)
+
+    def _build_request(self, messages: list[Message], params: GenerationParams) -> dict[str, Any]:
+        system, wire = to_anthropic_request(messages, self.spec)
+        if not wire:
+            raise ModelError(f"{self.spec}: the Anthropic API needs at least one user message", spec=self.spec)
+        # max_tokens is mandatory in this API.
+        request: dict[str, Any] = {"model": self.model, "messages": wire, "max_tokens": params.max_tokens or 1024}
+        if system is not None:
+            request["system"] = system
+        for name in ("temperature", "top_p"):
+            value = getattr(params, name)
+            if value is not None:
+                request[name] = value
+        return request
+
+    async def _send(self, client: anthropic.AsyncAnthropic, request: dict[str, Any]) -> _Reply:
+        response = await client.messages.create(**request)
+        blocks = response.content or []
+        if not isinstance(blocks, list):
+            raise MalformedReply("the response has no content list")
+        # Thinking and tool-use blocks are not the answer; the text blocks together are.
+        text = "".join(getattr(b, "text", "") or "" for b in blocks if getattr(b, "type", None) == "text")
+        usage = response.usage
+        return _Reply(
+            text=text,
+            input_tokens=getattr(usage, "input_tokens", None) if usage is not None else None,
+            output_tokens=getattr(usage, "output_tokens", None) if usage is not None else None,
+        )

@@ -1,0 +1,332 @@
+"""What every HTTP model backend shares: key handling, retries, the concurrency cap, pricing."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from abc import abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from types import ModuleType
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from playbench.core.errors import ConfigError
+from playbench.core.types import Usage
+from playbench.models.base import ChatModel, GenerationParams, Message, ModelError, ModelResponse
+from playbench.models.pricing import cost_of, merge_prices, price_for
+
+# Local OpenAI/Anthropic-compatible servers (vLLM, SGLang, Ollama, llama.cpp) usually ignore the key,
+# but the SDKs refuse to build a client without one.
+PLACEHOLDER_KEY = "playbench-no-key"
+
+# 408 is a timeout reported by the server; 429 a rate limit; 5xx (incl. Anthropic's 529
+# "overloaded") are transient by nature. Everything else is the request's fault and retrying
+# would only repeat it.
+RETRYABLE_STATUS = frozenset({408, 429})
+
+DEFAULT_RETRY_MAX_DELAY = 60.0
+
+
+def redact_url(url: str) -> str:
+    """A base URL as it may appear in logs: without any user:password@ part."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+def _check_base_url(url: str, provider: str) -> str:
+    url = url.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"bad base URL {redact_url(url)!r} for provider {provider}: expected http://HOST[:PORT][/PATH] "
+            "or https://..."
+        )
+    return url
+
+
+class MalformedReply(Exception):
+    """A 2xx response the backend cannot use (no choices, no content...). Not retried."""
+
+
+@dataclass
+class _Reply:
+    text: str
+    input_tokens: int | None
+    output_tokens: int | None
+
+
+@dataclass
+class _Failure:
+    description: str
+    retryable: bool
+    status_code: int | None = None
+    retry_after: float | None = None
+
+
+def _server_message(body: object) -> str:
+    """The human-readable part of an error body, whatever shape the server used.
+
+    OpenAI: {"error": {"message": ...}} (the SDK hands over the inner object); Anthropic:
+    {"type": "error", "error": {"message": ...}}; FastAPI-based servers: {"detail": ...}.
+    """
+    if isinstance(body, Mapping):
+        inner = body.get("error")
+        if isinstance(inner, Mapping) and inner.get("message"):
+            return str(inner["message"])
+        if isinstance(inner, str) and inner:
+            return inner
+        for field in ("message", "detail"):
+            if body.get(field):
+                return str(body[field])
+        return str(dict(body))[:500]
+    if body is None:
+        return ""
+    return str(body)[:500]
+
+
+def _retry_after(headers: Mapping[str, str] | None) -> float | None:
+    if not headers:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            continue  # an HTTP date: rare enough that our own backoff will do
+        if seconds >= 0:
+            return seconds
+    return None
+
+
+class RemoteChatModel(ChatModel):
+    """A ChatModel behind an HTTP API reached through the provider's official SDK.
+
+    Subclasses say how to build the SDK client, how to translate messages to the wire format and
+    how to read the reply; this class owns everything that must behave the same for every provider.
+    """
+
+    key_env: str = ""
+    base_url_env: str = ""
+    sdk: ModuleType  # the SDK module: its exception classes share one shape across providers
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        concurrency: int = 8,
+        max_retries: int = 5,
+        retry_base_delay: float = 1.0,
+        retry_max_delay: float = DEFAULT_RETRY_MAX_DELAY,
+        timeout: float = 120.0,
+        prices: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(model)
+        if not model or not model.strip():
+            raise ConfigError(f"empty model name for provider {self.provider} (expected {self.provider}:MODEL)")
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ConfigError(f"model concurrency must be an integer >= 1 (got {concurrency!r})")
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ConfigError(f"max_retries must be an integer >= 0 (got {max_retries!r})")
+        if retry_base_delay < 0 or retry_max_delay < 0:
+            raise ConfigError(f"retry delays must be >= 0 (got {retry_base_delay!r}, {retry_max_delay!r})")
+        if not timeout > 0:
+            raise ConfigError(f"model timeout must be > 0 seconds (got {timeout!r})")
+
+        if base_url is None:
+            base_url = os.environ.get(self.base_url_env) or None
+        self.base_url = _check_base_url(base_url, self.provider) if base_url else None
+
+        key = os.environ.get(self.key_env) or None
+        if key is None and self.base_url is None:
+            raise ConfigError(
+                f"{self.key_env} is not set; export it, or point --base-url at a local "
+                f"{self._compatible_name()} server"
+            )
+        # Kept private and out of describe()/repr; it only ever goes into the SDK client.
+        self._api_key = key or PLACEHOLDER_KEY
+        self._key_from_env = key is not None
+
+        self.concurrency = concurrency
+        self.max_retries = max_retries
+        self.retry_base_delay = float(retry_base_delay)
+        self.retry_max_delay = float(retry_max_delay)
+        self.timeout = float(timeout)
+        self.prices = merge_prices(prices)
+        self.price = price_for(self.spec, self.model, self.prices)
+
+        # The SDK client and the semaphore belong to one event loop; they are (re)made lazily on the
+        # loop that uses them, so a model survives being used under successive asyncio.run() calls.
+        self._client: Any = None
+        self._semaphore: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # --- provider hooks ---------------------------------------------------------------------
+
+    @abstractmethod
+    def _make_client(self) -> Any: ...
+
+    @abstractmethod
+    def _build_request(self, messages: list[Message], params: GenerationParams) -> dict[str, Any]:
+        """The keyword arguments of the SDK call; raises ModelError for content the API cannot take."""
+
+    @abstractmethod
+    async def _send(self, client: Any, request: dict[str, Any]) -> _Reply: ...
+
+    def _compatible_name(self) -> str:
+        return f"{self.provider}-compatible"
+
+    # --- shared behaviour -------------------------------------------------------------------
+
+    def _state(self) -> tuple[Any, asyncio.Semaphore]:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or self._client is None or self._semaphore is None:
+            self._client = self._make_client()
+            self._semaphore = asyncio.Semaphore(self.concurrency)
+            self._loop = loop
+        return self._client, self._semaphore
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL requests go to, safe to print."""
+        if self._client is not None:
+            return redact_url(str(self._client.base_url))
+        return redact_url(self.base_url) if self.base_url else "the provider's default endpoint"
+
+    def _redact(self, text: str) -> str:
+        if self._key_from_env and self._api_key:
+            text = text.replace(self._api_key, "[REDACTED]")
+        return text
+
+    def _classify(self, exc: Exception) -> _Failure:
+        sdk = self.sdk
+        if isinstance(exc, sdk.APIStatusError):
+            status = exc.status_code
+            try:
+                reason = HTTPStatus(status).phrase
+            except ValueError:
+                reason = ""
+            message = _server_message(exc.body) or exc.message
+            head = f"HTTP {status}{' ' + reason if reason else ''} from {self.endpoint}"
+            hint = ""
+            if status in (401, 403) and not self._key_from_env:
+                hint = f" ({self.key_env} is not set; this server seems to require a key)"
+            return _Failure(
+                description=f"{head}: {message}{hint}",
+                retryable=status in RETRYABLE_STATUS or status >= 500,
+                status_code=status,
+                retry_after=_retry_after(exc.response.headers),
+            )
+        if isinstance(exc, sdk.APITimeoutError):
+            return _Failure(f"request to {self.endpoint} timed out after {self.timeout:g}s", retryable=True)
+        if isinstance(exc, sdk.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            detail = f"{type(cause).__name__}: {cause}" if cause is not None else exc.message
+            return _Failure(f"cannot connect to {self.endpoint} ({detail})", retryable=True)
+        if isinstance(exc, MalformedReply):
+            return _Failure(f"unusable response from {self.endpoint}: {exc}", retryable=False)
+        if isinstance(exc, sdk.APIResponseValidationError):
+            return _Failure(
+                f"malformed response from {self.endpoint} (HTTP {exc.status_code}): {exc.message}",
+                retryable=False,
+                status_code=exc.status_code,
+            )
+        return _Failure(f"{type(exc).__name__}: {exc}", retryable=False)
+
+    def _backoff(self, retry: int, retry_after: float | None) -> float:
+        """Delay before retry number `retry` (1-based): base * 2^(retry-1), capped, with jitter.
+
+        The jitter (a random 50-100% of the step) keeps many episodes that hit the same rate limit
+        together from retrying in lockstep. A server's Retry-After is honoured, up to the cap.
+        """
+        step = min(self.retry_max_delay, self.retry_base_delay * 2 ** (retry - 1))
+        delay = step * (0.5 + 0.5 * random.random())
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.retry_max_delay))
+        return delay
+
+    async def generate(self, messages: list[Message], params: GenerationParams) -> ModelResponse:
+        if not messages:
+            raise ModelError(f"{self.spec}: no messages to send", spec=self.spec)
+        request = self._build_request(messages, params)
+        client, semaphore = self._state()
+        # A call keeps its slot while it waits out a backoff, so a rate-limited server sees fewer
+        # requests from us rather than the same number from other tasks.
+        async with semaphore:
+            attempt = 0
+            while True:
+                attempt += 1
+                try:
+                    reply = await self._send(client, request)
+                    break
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    failure = self._classify(exc)
+                    if failure.retryable and attempt <= self.max_retries:
+                        await asyncio.sleep(self._backoff(attempt, failure.retry_after))
+                        continue
+                    error = self._error(failure, attempt)
+                # Raised outside the except block so the SDK exception, whose request carries the
+                # key in its headers and whose text may quote it, is not chained into tracebacks.
+                raise error
+        cost = cost_of(self.price, reply.input_tokens, reply.output_tokens)
+        usage = Usage(
+            input_tokens=reply.input_tokens or 0,
+            output_tokens=reply.output_tokens or 0,
+            calls=1,
+            cost=cost,
+        )
+        return ModelResponse(text=reply.text, usage=usage)
+
+    def _error(self, failure: _Failure, attempts: int) -> ModelError:
+        tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+        if failure.retryable:
+            tries += f", retries exhausted (max_retries={self.max_retries})"
+        message = self._redact(f"{self.spec} failed after {tries}: {failure.description}")
+        return ModelError(
+            message,
+            spec=self.spec,
+            status_code=failure.status_code,
+            attempts=attempts,
+            retryable=failure.retryable,
+        )
+
+    def describe(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"spec": self.spec, "provider": self.provider, "model": self.model}
+        if self.base_url:
+            info["base_url"] = redact_url(self.base_url)
+        info.update(
+            concurrency=self.concurrency,
+            max_retries=self.max_retries,
+            retry_base_delay=self.retry_base_delay,
+            timeout=self.timeout,
+            price=self.price,
+        )
+        return info
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        loop, self._loop = self._loop, None
+        self._semaphore = None
+        if client is None:
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if loop is running:  # a client from a finished loop cannot be closed from this one
+            await client.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.spec!r}, base_url={self.endpoint!r})"

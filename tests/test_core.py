@@ -1,0 +1,121 @@
+import json
+import math
+import sys
+import textwrap
+
+import pytest
+
+from playbench.core import registry
+from playbench.core.errors import ConfigError
+from playbench.core.metrics import aggregate_metrics, bootstrap_interval, t_interval, wilson_interval
+from playbench.core.registry import get_spec, make_task, parse_assignments, resolve
+from playbench.core.task import derive_seed
+
+
+def test_registry_resolves_ids_suites_and_globs():
+    ids = [s.id for s in resolve(["ivispar"])]
+    assert "ivispar/sgp" in ids and "ivispar/sgp-2d" in ids
+    assert [s.id for s in resolve(["ivispar/*"])] == ids
+    assert [s.id for s in resolve(["ivispar/sgp", "ivispar/sgp"])] == ["ivispar/sgp"]
+
+
+def test_unknown_task_names_the_known_ones():
+    with pytest.raises(ConfigError) as exc:
+        get_spec("ivispar/nope")
+    assert "ivispar/nope" in str(exc.value) and "ivispar/sgp" in str(exc.value)
+
+
+def test_keyword_variants_and_overrides():
+    assert make_task("ivispar/sgp-2d").config.modality == "2d"
+    assert make_task("ivispar/sgp").config.modality == "text"
+    assert make_task("ivispar/sgp", modality="2d").config.modality == "2d"
+
+
+def test_bad_task_option_is_a_config_error_listing_accepted_options():
+    with pytest.raises(ConfigError) as exc:
+        make_task("toy/walk", lenght=3)
+    assert "lenght" in str(exc.value) and "length" in str(exc.value)
+    with pytest.raises(ConfigError) as exc:
+        make_task("toy/walk", length="long")
+    assert "length" in str(exc.value)
+
+
+def test_register_rejects_bad_and_duplicate_ids():
+    with pytest.raises(ValueError):
+        registry.register("NoSlash", "x:y")
+    with pytest.raises(ValueError):
+        registry.register("toy/walk", "toy:WalkTask")
+
+
+def test_entry_point_group_registers_third_party_tasks(tmp_path, monkeypatch):
+    dist = tmp_path / "pbplugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pbplugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[playbench.tasks]\nplugin = pbplugin:register_all\n")
+    (tmp_path / "pbplugin.py").write_text(
+        textwrap.dedent(
+            """
+            from playbench.core.registry import register
+
+            def register_all():
+                register("plugin/walk", "toy:WalkTask", description="from a plugin", length=3)
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_loaded", False)
+    saved = dict(registry._REGISTRY)
+    try:
+        registry._REGISTRY.pop("ivispar/sgp", None)
+        registry._REGISTRY.pop("ivispar/sgp-2d", None)
+        sys.modules.pop("playbench.tasks", None)
+        task = make_task("plugin/walk")
+        assert task.config.length == 3
+    finally:
+        registry._REGISTRY.clear()
+        registry._REGISTRY.update(saved)
+        sys.modules.pop("pbplugin", None)
+
+
+def test_parse_assignments_types_and_errors():
+    got = parse_assignments(["a=1", "b=2.5", "c=true", "d=[4, 4]", "e=text", "f="])
+    assert got == {"a": 1, "b": 2.5, "c": True, "d": [4, 4], "e": "text", "f": ""}
+    with pytest.raises(ConfigError, match="key=value"):
+        parse_assignments(["novalue"])
+
+
+def test_derive_seed_is_stable_and_distinguishes_inputs():
+    assert derive_seed("a", 1) == derive_seed("a", 1)
+    assert derive_seed("a", 1) != derive_seed("a", 2)
+    assert 0 <= derive_seed("x") < 2**63
+
+
+def test_wilson_interval_properties():
+    lo, hi = wilson_interval(5, 10)
+    assert lo < 0.5 < hi and 0 <= lo and hi <= 1
+    lo0, hi0 = wilson_interval(0, 10)
+    assert lo0 == 0 and 0 < hi0 < 0.35
+    lo1, hi1 = wilson_interval(10, 10)
+    assert hi1 == 1 and 0.65 < lo1 < 1
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    # more data, narrower interval
+    assert wilson_interval(50, 100)[1] - wilson_interval(50, 100)[0] < hi - lo
+
+
+def test_t_and_bootstrap_intervals():
+    values = [1.0, 2.0, 3.0, 4.0, 5.0]
+    lo, hi = t_interval(values)
+    assert lo < 3 < hi
+    assert t_interval([2.0]) == (2.0, 2.0)
+    assert all(math.isnan(x) for x in t_interval([]))
+    b1, b2 = bootstrap_interval(values), bootstrap_interval(values)
+    assert b1 == b2 and b1[0] < 3 < b1[1]
+
+
+def test_aggregate_metrics_kinds():
+    rows = [{"ok": True, "n": 2, "curve": [1, 2]}, {"ok": False, "n": 4, "curve": [0]}]
+    agg = aggregate_metrics(rows)
+    assert agg["ok"]["kind"] == "proportion" and agg["ok"]["value"] == 0.5
+    assert agg["n"]["kind"] == "mean" and agg["n"]["value"] == 3.0
+    assert "curve" not in agg
+    json.dumps(agg)
