@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 from typing import Any
 
 from playbench.agents.base import Agent
@@ -51,6 +52,7 @@ class LLMAgent(Agent):
 
     async def reset(self, ctx: EpisodeContext) -> None:
         await super().reset(ctx)
+        self.params = replace(self.params, sample_key=f"trial-{ctx.trial}")
         self.window: deque[tuple[Message, Message]] = deque(maxlen=max(self.history, 1))
 
     def build_messages(self, observation: Observation) -> list[Message]:

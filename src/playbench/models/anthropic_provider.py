@@ -15,11 +15,17 @@ from playbench.models.remote import MalformedReply, RemoteChatModel, _Reply
 def png_block(image: ImagePart) -> dict[str, Any]:
     return {
         "type": "image",
-        "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(image.png).decode("ascii")},
+        "source": {
+            "type": "base64",
+            "media_type": "image/png",
+            "data": base64.b64encode(image.png).decode("ascii"),
+        },
     }
 
 
-def to_anthropic_request(messages: list[Message], spec: str = "anthropic") -> tuple[str | None, list[dict[str, Any]]]:
+def to_anthropic_request(
+    messages: list[Message], spec: str = "anthropic"
+) -> tuple[str | None, list[dict[str, Any]]]:
     """(system prompt, messages) in the messages-API wire format.
 
     The API takes the system prompt as a top-level parameter, not as a message, so system messages
@@ -56,12 +62,14 @@ class AnthropicModel(RemoteChatModel):
 
     Base URL: the `base_url` argument, else $ANTHROPIC_BASE_URL, else the SDK default. Key: only
     $ANTHROPIC_API_KEY; without it a custom base URL is required and a placeholder key is sent.
-    `GenerationParams.seed` is not sent: the messages API has no seed.
+    `GenerationParams.seed` is not sent: the messages API has no seed. temperature/top_p are sent
+    only when set (see `_build_request`).
     """
 
     provider = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
     base_url_env = "ANTHROPIC_BASE_URL"
+    default_base_url = "https://api.anthropic.com"
     sdk = anthropic
 
     def _compatible_name(self) -> str:
@@ -71,22 +79,31 @@ class AnthropicModel(RemoteChatModel):
         # Passing api_key explicitly also stops the SDK from looking for other credentials
         # (ANTHROPIC_AUTH_TOKEN, profiles on disk): the key comes from ANTHROPIC_API_KEY only.
         kwargs: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0, "timeout": self.timeout}
-        if self.base_url:
-            kwargs["base_url"] = self.base_url
+        if self._sdk_base_url:
+            kwargs["base_url"] = self._sdk_base_url
         return anthropic.AsyncAnthropic(**kwargs)
 
     def _build_request(self, messages: list[Message], params: GenerationParams) -> dict[str, Any]:
         system, wire = to_anthropic_request(messages, self.spec)
         if not wire:
-            raise ModelError(f"{self.spec}: the Anthropic API needs at least one user message", spec=self.spec)
+            raise ModelError(
+                f"{self.spec}: the Anthropic API needs at least one user message", spec=self.spec
+            )
         # max_tokens is mandatory in this API.
-        request: dict[str, Any] = {"model": self.model, "messages": wire, "max_tokens": params.max_tokens or 1024}
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": wire,
+            "max_tokens": params.max_tokens or 1024,
+        }
         if system is not None:
             request["system"] = system
-        for name in ("temperature", "top_p"):
-            value = getattr(params, name)
-            if value is not None:
-                request[name] = value
+        # This SDK generation no longer types temperature/top_p (newer models reject them), so when
+        # a run asks for them they travel in extra_body: older models and compatible servers still
+        # honour them, and a model that refuses answers 400, which fails at once with its reason.
+        sampling = {name: getattr(params, name) for name in ("temperature", "top_p")}
+        sampling = {k: v for k, v in sampling.items() if v is not None}
+        if sampling:
+            request["extra_body"] = sampling
         return request
 
     async def _send(self, client: anthropic.AsyncAnthropic, request: dict[str, Any]) -> _Reply:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from playbench.core.types import Part, TextPart, Usage
 
@@ -25,6 +25,8 @@ class GenerationParams:
     top_p: float | None = None
     max_tokens: int = 1024
     seed: int | None = None
+    # Never sent to a provider: it separates repeated samples of one prompt (trials) in the response cache.
+    sample_key: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None}
@@ -84,3 +86,10 @@ class ChatModel(ABC):
 
     async def aclose(self) -> None:
         return None
+
+    # `async with make_model(...) as model:` closes the HTTP client on the loop that used it.
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

@@ -73,6 +73,8 @@ class ResponseCache:
         with self._lock:
             self._connection()  # fail now, with a clear message, if the path is unusable
 
+    key = staticmethod(cache_key)
+
     def _connection(self) -> sqlite3.Connection:
         if self._conn is not None and self._pid == os.getpid():
             return self._conn
@@ -87,8 +89,6 @@ class ResponseCache:
         conn.commit()
         self._conn, self._pid = conn, os.getpid()
         return conn
-
-    key = staticmethod(cache_key)
 
     def get(self, key: str) -> ModelResponse | None:
         """The cached response for `key` as a cache hit: no tokens, no cost, `cached_calls=1`."""

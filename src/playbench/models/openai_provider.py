@@ -32,7 +32,9 @@ def to_openai_messages(messages: list[Message], spec: str = "openai") -> list[di
     out: list[dict[str, Any]] = []
     for m in messages:
         if m.role not in _ROLES:
-            raise ModelError(f"{spec}: unsupported message role {m.role!r} (accepted: {', '.join(_ROLES)})", spec=spec)
+            raise ModelError(
+                f"{spec}: unsupported message role {m.role!r} (accepted: {', '.join(_ROLES)})", spec=spec
+            )
         if all(isinstance(p, TextPart) for p in m.parts):
             content: Any = "\n".join(p.text for p in m.parts)  # type: ignore[union-attr]
         else:
@@ -56,6 +58,7 @@ class OpenAIModel(RemoteChatModel):
     provider = "openai"
     key_env = "OPENAI_API_KEY"
     base_url_env = "OPENAI_BASE_URL"
+    default_base_url = "https://api.openai.com/v1"
     sdk = openai
 
     def _compatible_name(self) -> str:
@@ -63,8 +66,8 @@ class OpenAIModel(RemoteChatModel):
 
     def _make_client(self) -> openai.AsyncOpenAI:
         kwargs: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0, "timeout": self.timeout}
-        if self.base_url:
-            kwargs["base_url"] = self.base_url
+        if self._sdk_base_url:
+            kwargs["base_url"] = self._sdk_base_url
         return openai.AsyncOpenAI(**kwargs)
 
     def _build_request(self, messages: list[Message], params: GenerationParams) -> dict[str, Any]:

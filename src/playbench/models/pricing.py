@@ -54,10 +54,12 @@ def _normalise(model: str) -> str:
 
 def _parse_entry(name: object, value: object, source: str) -> dict[str, float]:
     if not isinstance(name, str) or not name:
-        raise ConfigError(f"bad price entry in {source}: model names must be non-empty strings (got {name!r})")
+        raise ConfigError(
+            f"bad price entry in {source}: model names must be non-empty strings (got {name!r})"
+        )
     if not isinstance(value, Mapping) or set(value) != {"input", "output"}:
         raise ConfigError(
-            f"bad price for {name!r} in {source}: expected {{\"input\": x, \"output\": y}} "
+            f'bad price for {name!r} in {source}: expected {{"input": x, "output": y}} '
             f"(USD per million tokens), got {value!r}"
         )
     out: dict[str, float] = {}
@@ -116,7 +118,9 @@ def price_for(spec: str, model: str, table: Mapping[str, Mapping[str, float]]) -
     return None
 
 
-def cost_of(price: Mapping[str, float] | None, input_tokens: int | None, output_tokens: int | None) -> float | None:
+def cost_of(
+    price: Mapping[str, float] | None, input_tokens: int | None, output_tokens: int | None
+) -> float | None:
     """USD for one call; None when the model has no price or the server reported no token counts."""
     if price is None or input_tokens is None or output_tokens is None:
         return None

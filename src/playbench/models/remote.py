@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 from abc import abstractmethod
@@ -108,6 +109,22 @@ def _retry_after(headers: Mapping[str, str] | None) -> float | None:
     return None
 
 
+def _abandon(client: Any) -> None:
+    """Forget an SDK client whose event loop has ended without aclose().
+
+    Its connections belong to the dead loop and cannot be closed from another one; left alone, the
+    SDK's finaliser would schedule that impossible close on whatever loop is running and log
+    "Event loop is closed". Marking the HTTP client closed skips that; the sockets themselves are
+    released when the garbage collector finalises their transports.
+    """
+    http = getattr(client, "_client", None)
+    state = getattr(http, "_state", None)
+    closed = getattr(type(state), "CLOSED", None)
+    if closed is not None:
+        with contextlib.suppress(Exception):
+            http._state = closed
+
+
 class RemoteChatModel(ChatModel):
     """A ChatModel behind an HTTP API reached through the provider's official SDK.
 
@@ -117,6 +134,7 @@ class RemoteChatModel(ChatModel):
 
     key_env: str = ""
     base_url_env: str = ""
+    default_base_url: str = ""  # the SDK's own default, named for when its env variable is set but empty
     sdk: ModuleType  # the SDK module: its exception classes share one shape across providers
 
     def __init__(
@@ -133,7 +151,9 @@ class RemoteChatModel(ChatModel):
     ) -> None:
         super().__init__(model)
         if not model or not model.strip():
-            raise ConfigError(f"empty model name for provider {self.provider} (expected {self.provider}:MODEL)")
+            raise ConfigError(
+                f"empty model name for provider {self.provider} (expected {self.provider}:MODEL)"
+            )
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise ConfigError(f"model concurrency must be an integer >= 1 (got {concurrency!r})")
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
@@ -165,6 +185,12 @@ class RemoteChatModel(ChatModel):
         self.prices = merge_prices(prices)
         self.price = price_for(self.spec, self.model, self.prices)
 
+        # The SDKs read their base-URL variable themselves and take an empty one literally (every
+        # request then fails with an unhelpful URL error), so in that case name the default.
+        self._sdk_base_url = self.base_url
+        if self._sdk_base_url is None and os.environ.get(self.base_url_env) == "":
+            self._sdk_base_url = self.default_base_url
+
         # The SDK client and the semaphore belong to one event loop; they are (re)made lazily on the
         # loop that uses them, so a model survives being used under successive asyncio.run() calls.
         self._client: Any = None
@@ -191,6 +217,8 @@ class RemoteChatModel(ChatModel):
     def _state(self) -> tuple[Any, asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
         if self._loop is not loop or self._client is None or self._semaphore is None:
+            if self._client is not None:
+                _abandon(self._client)
             self._client = self._make_client()
             self._semaphore = asyncio.Semaphore(self.concurrency)
             self._loop = loop
@@ -310,6 +338,7 @@ class RemoteChatModel(ChatModel):
             concurrency=self.concurrency,
             max_retries=self.max_retries,
             retry_base_delay=self.retry_base_delay,
+            retry_max_delay=self.retry_max_delay,
             timeout=self.timeout,
             price=self.price,
         )
@@ -321,12 +350,10 @@ class RemoteChatModel(ChatModel):
         self._semaphore = None
         if client is None:
             return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        if loop is running:  # a client from a finished loop cannot be closed from this one
+        if loop is asyncio.get_running_loop():
             await client.close()
+        else:  # a client from a finished loop cannot be closed from this one
+            _abandon(client)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r}, base_url={self.endpoint!r})"

@@ -1,0 +1,398 @@
+"""The scripted server on its own: wire shapes, scripting, validation, concurrency, command line."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import openai
+import pytest
+
+from playbench.testing import (
+    IMAGE_TOKENS,
+    ScriptedFailure,
+    ScriptedServer,
+    estimate_tokens,
+    last_user_text,
+    request_images,
+    system_text,
+)
+from playbench.testing.scripted_server import unused_port
+
+ANTHROPIC_HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "k"}
+
+
+def post(url: str, body: Any, headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any], Any]:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": "application/json"})
+    for k, v in (headers or {}).items():
+        req.add_header(k, v)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, dict(resp.headers), json.loads(resp.read())
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), json.loads(err.read())
+
+
+def chat(srv: ScriptedServer, text: str = "hi there", **extra: Any) -> tuple[int, dict[str, Any], Any]:
+    body = {"model": "m", "messages": [{"role": "user", "content": text}], **extra}
+    return post(f"{srv.base_url}/chat/completions", body)
+
+
+def messages(srv: ScriptedServer, body: dict[str, Any], headers: dict[str, str] | None = None):
+    return post(
+        f"{srv.anthropic_base_url}/v1/messages", body, ANTHROPIC_HEADERS if headers is None else headers
+    )
+
+
+def test_openai_reply_shape_and_usage_estimate():
+    with ScriptedServer(["the reply text"]) as srv:
+        status, headers, body = chat(srv, "one two three")
+    assert status == 200
+    assert body["object"] == "chat.completion"
+    assert body["model"] == "m"
+    assert body["choices"][0]["message"] == {
+        "role": "assistant",
+        "content": "the reply text",
+        "refusal": None,
+    }
+    assert body["choices"][0]["finish_reason"] == "stop"
+    assert body["usage"] == {"prompt_tokens": 3, "completion_tokens": 3, "total_tokens": 6}
+    assert srv.base_url == f"http://127.0.0.1:{srv.port}/v1"
+    assert srv.anthropic_base_url == f"http://127.0.0.1:{srv.port}"
+
+
+def test_anthropic_reply_shape_and_usage_estimate():
+    png = b"\x89PNG\r\n\x1a\nfake"
+    req = {
+        "model": "claude-x",
+        "max_tokens": 10,
+        "system": "sys words here",
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "look at this"},
+                    {
+                        "type": "image",
+                        "source": {
+                            "type": "base64",
+                            "media_type": "image/png",
+                            "data": base64.b64encode(png).decode(),
+                        },
+                    },
+                ],
+            }
+        ],
+    }
+    with ScriptedServer("a b") as srv:
+        status, _, body = messages(srv, req)
+    assert status == 200
+    assert body["type"] == "message" and body["role"] == "assistant"
+    assert body["content"] == [{"type": "text", "text": "a b"}]
+    assert body["usage"] == {"input_tokens": 3 + 3 + IMAGE_TOKENS, "output_tokens": 2}
+    assert request_images(srv.requests[0]) == [png]
+    assert system_text(srv.requests[0]) == "sys words here"
+    assert last_user_text(srv.requests[0]) == "look at this"
+
+
+def test_list_replies_in_order_then_exhausted_is_a_loud_400():
+    with ScriptedServer(["first", "second"]) as srv:
+        replies = [chat(srv)[2]["choices"][0]["message"]["content"] for _ in range(2)]
+        status, _, body = chat(srv)
+    assert replies == ["first", "second"]
+    assert status == 400
+    assert "exhausted" in body["error"]["message"]
+    assert body["error"]["type"] == "invalid_request_error"
+
+
+def test_cycle_loops_over_replies():
+    with ScriptedServer(["a", "b"], cycle=True) as srv:
+        got = [chat(srv)[2]["choices"][0]["message"]["content"] for _ in range(5)]
+    assert got == ["a", "b", "a", "b", "a"]
+
+
+def test_callable_responder_sees_the_request():
+    with ScriptedServer(lambda req: last_user_text(req).upper()) as srv:
+        assert chat(srv, "shout this")[2]["choices"][0]["message"]["content"] == "SHOUT THIS"
+
+
+def test_callable_can_fail_on_purpose_and_a_crash_is_a_400():
+    def responder(req: dict[str, Any]) -> str:
+        text = last_user_text(req)
+        if text == "limit":
+            raise ScriptedFailure(429, "slow down")
+        if text == "crash":
+            raise ValueError("bug in test")
+        return "ok"
+
+    with ScriptedServer(responder) as srv:
+        status, _, body = chat(srv, "limit")
+        assert (status, body["error"]["message"], body["error"]["type"]) == (429, "slow down", "requests")
+        status, _, body = chat(srv, "crash")
+        assert status == 400 and "ValueError: bug in test" in body["error"]["message"]
+        assert chat(srv, "fine")[0] == 200
+
+
+def test_failures_come_first_in_provider_error_formats_and_are_recorded():
+    with ScriptedServer("ok", failures=[429, 500, 529], retry_after=2) as srv:
+        s1, h1, b1 = chat(srv)
+        s2, _, b2 = chat(srv)
+        s3, _, b3 = messages(
+            srv, {"model": "c", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]}
+        )
+        s4, _, _ = chat(srv)
+        assert len(srv.requests) == 4  # failed requests are recorded too
+    assert (s1, b1["error"]["type"], b1["error"]["code"]) == (429, "requests", "rate_limit_exceeded")
+    assert h1["Retry-After"] == "2"
+    assert "scripted failure 1 of 3" in b1["error"]["message"]
+    assert (s2, b2["error"]["type"]) == (500, "server_error")
+    assert (s3, b3["type"], b3["error"]["type"]) == (529, "error", "overloaded_error")
+    assert s4 == 200
+
+
+def test_require_key_rejects_other_keys_and_quotes_them():
+    with ScriptedServer("ok", require_key="right") as srv:
+        req = {"model": "m", "messages": [{"role": "user", "content": "x"}]}
+        status, _, body = post(f"{srv.base_url}/chat/completions", req, {"Authorization": "Bearer wrong"})
+        assert status == 401 and body["error"]["code"] == "invalid_api_key"
+        assert "wrong" in body["error"]["message"]
+        assert post(f"{srv.base_url}/chat/completions", req, {"Authorization": "Bearer right"})[0] == 200
+        anth = {"model": "c", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]}
+        status, _, body = messages(srv, anth, {"anthropic-version": "2023-06-01", "x-api-key": "nope"})
+        assert status == 401 and body["error"]["type"] == "authentication_error"
+        assert messages(srv, anth, {"anthropic-version": "2023-06-01", "x-api-key": "right"})[0] == 200
+
+
+GOOD_PNG = base64.b64encode(b"png").decode()
+
+
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        ({"messages": [{"role": "user", "content": "x"}]}, "model"),
+        ({"model": "m", "messages": []}, "non-empty"),
+        ({"model": "m", "messages": [{"role": "robot", "content": "x"}]}, "role"),
+        ({"model": "m", "messages": [{"role": "user", "content": "x"}], "stream": True}, "stream"),
+        ({"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": 0}, "max_tokens"),
+        (
+            {
+                "model": "m",
+                "messages": [
+                    {
+                        "role": "system",
+                        "content": [
+                            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA=="}}
+                        ],
+                    }
+                ],
+            },
+            "only allowed",
+        ),
+        (
+            {
+                "model": "m",
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,@@@"}}],
+                    }
+                ],
+            },
+            "base64",
+        ),
+        ({"model": "m", "messages": [{"role": "user", "content": [{"type": "image", "data": "x"}]}]}, "type"),
+    ],
+)
+def test_openai_validation(body, fragment):
+    with ScriptedServer("ok") as srv:
+        status, _, reply = post(f"{srv.base_url}/chat/completions", body)
+    assert status == 400
+    assert fragment in reply["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "fragment"),
+    [
+        (
+            {"model": "c", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]},
+            {},
+            "anthropic-version",
+        ),
+        ({"model": "c", "messages": [{"role": "user", "content": "x"}]}, None, "max_tokens"),
+        (
+            {"model": "c", "max_tokens": 5, "messages": [{"role": "system", "content": "x"}]},
+            None,
+            "top-level `system`",
+        ),
+        (
+            {
+                "model": "c",
+                "max_tokens": 5,
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "image",
+                                "source": {"type": "base64", "media_type": "image/bmp", "data": GOOD_PNG},
+                            }
+                        ],
+                    }
+                ],
+            },
+            None,
+            "media_type",
+        ),
+        (
+            {
+                "model": "c",
+                "max_tokens": 5,
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "image",
+                                "source": {"type": "base64", "media_type": "image/png", "data": "!!"},
+                            }
+                        ],
+                    }
+                ],
+            },
+            None,
+            "base64",
+        ),
+        (
+            {
+                "model": "c",
+                "max_tokens": 5,
+                "system": [{"type": "image"}],
+                "messages": [{"role": "user", "content": "x"}],
+            },
+            None,
+            "system",
+        ),
+    ],
+)
+def test_anthropic_validation(body, headers, fragment):
+    with ScriptedServer("ok") as srv:
+        status, _, reply = messages(srv, body, headers)
+    assert status == 400
+    assert reply["type"] == "error" and reply["error"]["type"] == "invalid_request_error"
+    assert fragment in reply["error"]["message"]
+
+
+def test_bad_json_and_unknown_paths():
+    with ScriptedServer("ok") as srv:
+        status, _, body = post(f"{srv.base_url}/chat/completions", b"{not json")
+        assert status == 400 and "not valid JSON" in body["error"]["message"]
+        status, _, body = post(f"{srv.base_url}/completions", {"prompt": "x"})
+        assert status == 404
+        assert srv.requests == [None]  # only model endpoints count as model requests
+
+
+def test_models_endpoint_in_both_formats_and_through_the_sdk():
+    with ScriptedServer("ok", models=["a", "b"]) as srv:
+        with urllib.request.urlopen(f"{srv.base_url}/models", timeout=5) as resp:
+            assert [m["id"] for m in json.loads(resp.read())["data"]] == ["a", "b"]
+        req = urllib.request.Request(f"{srv.base_url}/models", headers={"anthropic-version": "2023-06-01"})
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            listing = json.loads(resp.read())
+        assert listing["has_more"] is False and listing["data"][0]["type"] == "model"
+        client = openai.OpenAI(api_key="k", base_url=srv.base_url, max_retries=0)
+        assert [m.id for m in client.models.list()] == ["a", "b"]
+        client.close()
+        assert srv.requests == []  # listing models is not a model request
+
+
+def test_32_concurrent_requests_are_not_serialised():
+    latency, n = 0.05, 32
+    with ScriptedServer("ok", latency=latency, cycle=True) as srv:
+        barrier = threading.Barrier(n)
+
+        def one(_: int) -> int:
+            barrier.wait()
+            return chat(srv)[0]
+
+        start = time.perf_counter()
+        with ThreadPoolExecutor(n) as pool:
+            statuses = list(pool.map(one, range(n)))
+        elapsed = time.perf_counter() - start
+    assert statuses == [200] * n
+    assert elapsed < latency * n / 4  # serialised would take latency * n = 1.6 s
+    assert srv.max_in_flight >= n // 2
+
+
+def test_requests_is_a_thread_safe_copy():
+    with ScriptedServer("ok", cycle=True) as srv:
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda i: chat(srv, f"msg {i}"), range(40)))
+        got = srv.requests
+        got.clear()
+        assert len(srv.requests) == 40
+        assert sorted(last_user_text(r) for r in srv.requests) == sorted(f"msg {i}" for i in range(40))
+        assert srv.replies_served == 40
+
+
+def test_lifecycle():
+    srv = ScriptedServer("ok")
+    with pytest.raises(RuntimeError, match="never started"):
+        _ = srv.base_url
+    with srv:
+        port = srv.port
+        assert chat(srv)[0] == 200
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2)
+
+
+def test_empty_reply_list_is_rejected():
+    with pytest.raises(ValueError):
+        ScriptedServer([])
+
+
+def test_estimate_tokens_is_word_count():
+    assert estimate_tokens("  a  b\nc ") == 3
+    assert estimate_tokens("") == 0
+
+
+def test_command_line_demo():
+    port = unused_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-W",
+            "error::RuntimeWarning",
+            "-m",
+            "playbench.testing.scripted_server",
+            "--port",
+            str(port),
+            "--reply",
+            "action: up",
+            "--reply",
+            "action: down",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        line = proc.stdout.readline()
+        assert f"127.0.0.1:{port}" in line, line + proc.stderr.read()
+        url = f"http://127.0.0.1:{port}/v1/chat/completions"
+        body = {"model": "m", "messages": [{"role": "user", "content": "go"}]}
+        got = [post(url, body)[2]["choices"][0]["message"]["content"] for _ in range(3)]
+        assert got == ["action: up", "action: down", "action: up"]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)  # also closes the pipes
