@@ -30,20 +30,20 @@ def main() -> None:
     args = ap.parse_args()
 
     # An always-invalid move keeps every episode at the full 20-step cap, so all steps are alike.
-    with ScriptedServer(["I will try this.\naction: move purple cube up"], latency=args.latency, cycle=True) as srv:
-        with tempfile.TemporaryDirectory() as tmp:
-            cfg = RunConfig(
-                [args.task],
-                {"*": AgentSpec("llm", "openai:scripted")},
-                str(Path(tmp) / "run"),
-                episodes=args.episodes,
-                concurrency=args.concurrency,
-                models=ModelSettings(base_url=srv.base_url, concurrency=args.concurrency),
-            )
-            t0 = time.perf_counter()
-            asyncio.run(execute(cfg))
-            elapsed = time.perf_counter() - t0
-            recs = [json.loads(x) for x in (Path(tmp) / "run" / "episodes.jsonl").read_text().splitlines()]
+    reply = ["I will try this.\naction: move purple cube up"]
+    with ScriptedServer(reply, latency=args.latency, cycle=True) as srv, tempfile.TemporaryDirectory() as tmp:
+        cfg = RunConfig(
+            [args.task],
+            {"*": AgentSpec("llm", "openai:scripted")},
+            str(Path(tmp) / "run"),
+            episodes=args.episodes,
+            concurrency=args.concurrency,
+            models=ModelSettings(base_url=srv.base_url, concurrency=args.concurrency),
+        )
+        t0 = time.perf_counter()
+        asyncio.run(execute(cfg))
+        elapsed = time.perf_counter() - t0
+        recs = [json.loads(x) for x in (Path(tmp) / "run" / "episodes.jsonl").read_text().splitlines()]
     steps = sum(r["steps"] for r in recs)
     errors = sum(1 for r in recs if r["error"])
     rate = steps / elapsed

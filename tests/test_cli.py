@@ -87,8 +87,8 @@ def test_run_then_report_writes_tables(capsys, tmp_path):
 def test_play_reads_a_human_from_stdin(tmp_path):
     out = tmp_path / "play"
     code = (
-        "import sys; sys.path.insert(0, %r); import conftest; from playbench.cli import main; "
-        "sys.exit(main(sys.argv[1:]))" % str(TESTS)
+        f"import sys; sys.path.insert(0, {str(TESTS)!r}); import conftest; from playbench.cli import main; "
+        "sys.exit(main(sys.argv[1:]))"
     )
     # walk-0-0 starts at 3 with target 4 (see tests/toy.py); a bad line first, then the move
     inst = json.loads(

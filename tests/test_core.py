@@ -92,7 +92,7 @@ def test_derive_seed_is_stable_and_distinguishes_inputs():
 
 def test_wilson_interval_properties():
     lo, hi = wilson_interval(5, 10)
-    assert lo < 0.5 < hi and 0 <= lo and hi <= 1
+    assert lo < 0.5 < hi and lo >= 0 and hi <= 1
     lo0, hi0 = wilson_interval(0, 10)
     assert lo0 == 0 and 0 < hi0 < 0.35
     lo1, hi1 = wilson_interval(10, 10)

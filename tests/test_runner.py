@@ -34,7 +34,7 @@ def test_output_contract(out_dir):
     records = lines(out_dir / "episodes.jsonl")
     assert len(records) == 8
     for rec in records:
-        assert REQUIRED_FIELDS <= set(rec)
+        assert set(rec) >= REQUIRED_FIELDS
         traj = lines(out_dir / rec["trajectory"])
         assert len(traj) == rec["steps"]
         for step in traj:
@@ -163,8 +163,8 @@ def test_concurrency_runs_episodes_in_parallel(tmp_path):
 def test_sigkill_then_resume_gives_every_episode_exactly_once(tmp_path):
     out = tmp_path / "killed"
     code = (
-        "import sys; sys.path.insert(0, %r); import conftest; from playbench.cli import main; "
-        "sys.exit(main(sys.argv[1:]))" % str(TESTS)
+        f"import sys; sys.path.insert(0, {str(TESTS)!r}); import conftest; from playbench.cli import main; "
+        "sys.exit(main(sys.argv[1:]))"
     )
     cmd = [sys.executable, "-c", code, "run", "toy/walk", "--agent", "random", "--episodes", "40",
            "--out", str(out), "--set", "step_delay=0.01", "--set", "max_steps=6", "--concurrency", "3"]
