@@ -1,0 +1,124 @@
+"""Seeded instance generator: interference-free puzzles of an exact optimal length.
+
+Goals are placed at random, then the generator walks backwards from the goal for L moves, each
+taking one geom one step further from its own goal. The reversed walk is a legal solution of L
+moves, and the sum of Manhattan distances of the start is exactly L, a lower bound; so the
+optimal length is L and the interference is 0. Dead ends (no geom can move further away) restart
+the attempt with a fresh placement.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+
+from playbench.core.errors import ConfigError
+from playbench.core.task import derive_seed
+from playbench.tasks.ivispar.board import DIRECTIONS, OPPOSITE, Board, State, moved, occupancy
+from playbench.tasks.ivispar.models import GeomSpec, SGPInstance
+
+MAX_ATTEMPTS = 2000
+
+
+def cell_order(geom_counts: tuple[int, ...], lengths: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Every (geoms, length) cell once, ordered so that any prefix is spread over both scales.
+
+    Position ``q * G + a`` holds geoms ``geom_counts[a]`` and length ``lengths[(q + a) % L]``: for a
+    fixed `a` the lengths cycle through all values, so this is a bijection, and the first G cells
+    already cover every geom count (and every length when G >= L).
+    """
+    n_g, n_l = len(geom_counts), len(lengths)
+    return [(geom_counts[a], lengths[(q + a) % n_l]) for q in range(n_l) for a in range(n_g)]
+
+
+def backward_walk(
+    board: Board, goal: State, length: int, rng: random.Random
+) -> tuple[State, list[tuple[int, int]]] | None:
+    """Start state and forward solution (geom, direction) of a walk that ends at `goal`, or None."""
+    nbrs = board.neighbors
+    goal_rc = [board.col_row(g) for g in goal]
+    state = goal
+    backward: list[tuple[int, int]] = []
+    for _ in range(length):
+        occ = occupancy(state)
+        options = []
+        for i, c in enumerate(state):
+            gc, gr = goal_rc[i]
+            col, row = board.col_row(c)
+            here = abs(col - gc) + abs(row - gr)
+            for d, n in enumerate(nbrs[c]):
+                if n < 0 or (occ >> n) & 1:
+                    continue
+                nc, nr = board.col_row(n)
+                if abs(nc - gc) + abs(nr - gr) == here + 1:
+                    options.append((i, d, n))
+        if not options:
+            return None
+        i, d, n = rng.choice(options)
+        state = moved(state, i, n)
+        backward.append((i, d))
+    forward = [(i, OPPOSITE[d]) for i, d in reversed(backward)]
+    return state, forward
+
+
+def generate(
+    board: Board,
+    colors: list[str],
+    shapes: list[str],
+    num_geoms: int,
+    length: int,
+    rng: random.Random,
+) -> tuple[list[tuple[str, str]], State, State, list[tuple[int, int]]]:
+    """Geoms (color, shape), start, goal and one shortest solution; ConfigError if infeasible."""
+    combos = [(c, s) for c in colors for s in shapes]
+    if num_geoms > min(len(combos), board.cells - 1):
+        raise ConfigError(f"cannot place {num_geoms} distinct geoms on a {board.width}x{board.height} board")
+    for _ in range(MAX_ATTEMPTS):
+        geoms = rng.sample(combos, num_geoms)
+        goal = tuple(rng.sample(range(board.cells), num_geoms))
+        walk = backward_walk(board, goal, length, rng)
+        if walk is not None:
+            start, solution = walk
+            return geoms, start, goal, solution
+    raise ConfigError(
+        f"could not generate a puzzle with {num_geoms} geoms and optimal length {length} on a "
+        f"{board.width}x{board.height} board in {MAX_ATTEMPTS} attempts; choose other num_geoms/optimal_length"
+    )
+
+
+def make_instance(
+    board: Board,
+    colors: list[str],
+    shapes: list[str],
+    num_geoms: int,
+    length: int,
+    seed: int,
+    rep: int,
+) -> SGPInstance:
+    """The instance of one (geoms, length, rep) cell for `seed`; independent of how many are asked."""
+    rng = random.Random(derive_seed("ivispar/sgp", seed, num_geoms, length, rep))
+    geoms, start, goal, solution = generate(board, colors, shapes, num_geoms, length, rng)
+    # list geoms in vocabulary order so the instance reads the same whatever the sampling order
+    order = sorted(range(num_geoms), key=lambda i: (colors.index(geoms[i][0]), shapes.index(geoms[i][1])))
+    specs = [
+        GeomSpec(color=geoms[i][0], shape=geoms[i][1], start=board.coord(start[i]), goal=board.coord(goal[i]))
+        for i in order
+    ]
+    actions = [f"move {geoms[i][0]} {geoms[i][1]} {DIRECTIONS[d]}" for i, d in solution]
+    content = {
+        "board_size": [board.width, board.height],
+        "geoms": [s.model_dump() for s in specs],
+    }
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:8]
+    return SGPInstance(
+        id=f"sgp-g{num_geoms:02d}-l{length:02d}-r{rep}-{digest}",
+        optimal_steps=length,
+        board_size=[board.width, board.height],
+        geoms=specs,
+        num_geoms=num_geoms,
+        interference=0,
+        seed=seed,
+        rep=rep,
+        solution=actions,
+    )

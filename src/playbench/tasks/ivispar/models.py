@@ -1,0 +1,286 @@
+"""Configuration and instance models of the Sliding Geom Puzzle (pydantic, JSON round-trip)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+from playbench.core.task import Instance, TaskConfig
+from playbench.tasks.ivispar.board import (
+    DIRECTIONS,
+    GEOM_COLORS,
+    MAX_SIDE,
+    SHAPES,
+    Board,
+    State,
+    get_board,
+    normalize_color,
+    normalize_shape,
+)
+
+DEFAULT_GEOMS = tuple(range(2, 12))  # the paper's dataset: 2..11 geoms
+DEFAULT_LENGTHS = tuple(range(2, 12))  # and shortest paths of 2..11 moves
+DEFAULT_REPS = 3
+
+
+def _board_size(value: Any) -> Any:
+    # `--set board_size=5x5` arrives as a plain string; accept "5x5" and "5,5" beside [5, 5].
+    if isinstance(value, str):
+        parts = value.lower().replace("x", ",").split(",")
+        try:
+            return [int(p) for p in parts]
+        except ValueError:
+            raise ValueError(f"board size {value!r} must look like 4x4 or [4, 4]") from None
+    return value
+
+
+def _check_board_size(value: list[int]) -> list[int]:
+    if len(value) != 2:
+        raise ValueError(f"board size must be [width, height], got {value}")
+    w, h = value
+    if not (2 <= w <= MAX_SIDE and 2 <= h <= MAX_SIDE):
+        raise ValueError(f"board width and height must each be between 2 and {MAX_SIDE}, got {w}x{h}")
+    return [w, h]
+
+
+def _name_list(value: Any) -> Any:
+    if isinstance(value, str):
+        return [v for v in value.replace(",", " ").split() if v]
+    return value
+
+
+class SGPConfig(TaskConfig):
+    """Options of `ivispar/sgp*` (see the suite README for their meaning)."""
+
+    modality: Literal["text", "2d"] = "text"
+    board_size: list[int] = Field(default_factory=lambda: [4, 4])
+    past_window: int = Field(2, ge=0, le=50)
+    max_steps: int = Field(20, ge=1, le=10_000)
+    colors: list[str] = Field(default_factory=lambda: ["green", "red", "blue", "yellow"])
+    shapes: list[str] = Field(default_factory=lambda: ["cube", "sphere", "pyramid", "cylinder"])
+    num_geoms: int | None = None
+    optimal_length: int | None = None
+    labels: bool = True
+    image_size: int = Field(512, ge=96, le=4096)
+
+    @field_validator("board_size", mode="before")
+    @classmethod
+    def _parse_board(cls, value: Any) -> Any:
+        return _board_size(value)
+
+    @field_validator("board_size")
+    @classmethod
+    def _valid_board(cls, value: list[int]) -> list[int]:
+        return _check_board_size(value)
+
+    @field_validator("colors", "shapes", mode="before")
+    @classmethod
+    def _split_names(cls, value: Any) -> Any:
+        return _name_list(value)
+
+    @field_validator("colors")
+    @classmethod
+    def _valid_colors(cls, value: list[str]) -> list[str]:
+        out = [normalize_color(c) for c in value]
+        unknown = [c for c in out if c not in GEOM_COLORS]
+        if unknown:
+            raise ValueError(f"unknown color(s) {', '.join(unknown)}; accepted: {', '.join(GEOM_COLORS)}")
+        if not out:
+            raise ValueError("at least one color is needed")
+        if len(set(out)) != len(out):
+            raise ValueError(f"colors must not repeat, got {out}")
+        return out
+
+    @field_validator("shapes")
+    @classmethod
+    def _valid_shapes(cls, value: list[str]) -> list[str]:
+        out = [normalize_shape(s) for s in value]
+        unknown = [s for s in out if s not in SHAPES]
+        if unknown:
+            raise ValueError(f"unknown shape(s) {', '.join(unknown)}; accepted: {', '.join(SHAPES)}")
+        if not out:
+            raise ValueError("at least one shape is needed")
+        if len(set(out)) != len(out):
+            raise ValueError(f"shapes must not repeat, got {out}")
+        return out
+
+    @field_validator("num_geoms")
+    @classmethod
+    def _valid_num_geoms(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is None:
+            return None
+        limit = _max_geoms(info.data)
+        if limit is None:  # an earlier field failed; its own error is reported
+            return value
+        if not 1 <= value <= limit:
+            raise ValueError(
+                f"num_geoms must be between 1 and {limit} (one free cell at least, and at most "
+                f"colors x shapes distinct geoms), got {value}"
+            )
+        return value
+
+    @field_validator("optimal_length")
+    @classmethod
+    def _valid_length(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is None:
+            return None
+        if value < 1:
+            raise ValueError(f"optimal_length must be at least 1, got {value}")
+        board = info.data.get("board_size")
+        limit = _max_geoms(info.data)
+        if board is None or limit is None:
+            return value
+        geoms = info.data.get("num_geoms") or min(max(DEFAULT_GEOMS), limit)
+        # each geom can be at most one board diagonal away from its goal
+        most = geoms * (board[0] + board[1] - 2)
+        if value > most:
+            raise ValueError(
+                f"optimal_length {value} is unreachable with {geoms} geoms on this board (max {most})"
+            )
+        return value
+
+    # --- derived ---------------------------------------------------------------------------
+    def geom_counts(self) -> tuple[int, ...]:
+        if self.num_geoms is not None:
+            return (self.num_geoms,)
+        limit = _max_geoms(self.model_dump()) or 1
+        counts = tuple(g for g in DEFAULT_GEOMS if g <= limit)
+        return counts or (limit,)
+
+    def lengths(self) -> tuple[int, ...]:
+        return (self.optimal_length,) if self.optimal_length is not None else DEFAULT_LENGTHS
+
+
+def _max_geoms(data: dict[str, Any]) -> int | None:
+    board, colors, shapes = data.get("board_size"), data.get("colors"), data.get("shapes")
+    if board is None or colors is None or shapes is None:
+        return None
+    return min(board[0] * board[1] - 1, len(colors) * len(shapes))
+
+
+class GeomSpec(BaseModel):
+    """One geom: its identity and its start and goal coordinates (chess style, e.g. `b3`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    shape: str
+    color: str
+    start: str
+    goal: str
+
+    @field_validator("shape")
+    @classmethod
+    def _shape(cls, value: str) -> str:
+        value = normalize_shape(value)
+        if value not in SHAPES:
+            raise ValueError(f"unknown shape {value!r}; accepted: {', '.join(SHAPES)}")
+        return value
+
+    @field_validator("color")
+    @classmethod
+    def _color(cls, value: str) -> str:
+        value = normalize_color(value)
+        if value not in GEOM_COLORS:
+            raise ValueError(f"unknown color {value!r}; accepted: {', '.join(GEOM_COLORS)}")
+        return value
+
+    @field_validator("start", "goal")
+    @classmethod
+    def _coord(cls, value: str) -> str:
+        return value.strip().lower()
+
+    @property
+    def name(self) -> str:
+        return f"{self.color} {self.shape}"
+
+
+class SGPInstance(Instance):
+    """One puzzle. `optimal_steps` is the shortest solution length from the start arrangement."""
+
+    board_size: list[int] = Field(default_factory=lambda: [4, 4])
+    geoms: list[GeomSpec]
+    num_geoms: int | None = None
+    interference: int | None = None  # optimal_steps minus the sum of Manhattan distances
+    seed: int | None = None
+    rep: int | None = None
+    solution: list[str] | None = None  # one shortest move sequence, as action strings
+
+    @field_validator("board_size", mode="before")
+    @classmethod
+    def _parse_board(cls, value: Any) -> Any:
+        return _board_size(value)
+
+    @field_validator("board_size")
+    @classmethod
+    def _valid_board(cls, value: list[int]) -> list[int]:
+        return _check_board_size(value)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SGPInstance:
+        board = self.board()
+        if not self.geoms:
+            raise ValueError("an instance needs at least one geom")
+        if len(self.geoms) > board.cells - 1:
+            raise ValueError(
+                f"{len(self.geoms)} geoms leave no free cell on a {board.width}x{board.height} board"
+            )
+        names = [g.name for g in self.geoms]
+        if len(set(names)) != len(names):
+            raise ValueError(f"every geom must have a distinct color and shape, got {names}")
+        start, goal = self.start_state(), self.goal_state()
+        for label, state in (("start", start), ("goal", goal)):
+            if len(set(state)) != len(state):
+                raise ValueError(f"two geoms share a {label} coordinate")
+        if self.num_geoms is None:
+            self.num_geoms = len(self.geoms)
+        elif self.num_geoms != len(self.geoms):
+            raise ValueError(f"num_geoms is {self.num_geoms} but {len(self.geoms)} geoms are listed")
+        # local import: the solver module is only needed for this check
+        from playbench.tasks.ivispar.solver import is_solvable
+
+        if not is_solvable(board, start, goal):
+            raise ValueError("the goal arrangement cannot be reached from the start arrangement")
+        if self.solution is not None:
+            _check_solution(self, board, start, goal)
+        return self
+
+    def board(self) -> Board:
+        return get_board(self.board_size[0], self.board_size[1])
+
+    def start_state(self) -> State:
+        board = self.board()
+        return tuple(board.parse_coord(g.start) for g in self.geoms)
+
+    def goal_state(self) -> State:
+        board = self.board()
+        return tuple(board.parse_coord(g.goal) for g in self.geoms)
+
+    def geom_keys(self) -> list[tuple[str, str]]:
+        return [(g.color, g.shape) for g in self.geoms]
+
+
+def _check_solution(inst: SGPInstance, board: Board, start: State, goal: State) -> None:
+    index = {g.name: i for i, g in enumerate(inst.geoms)}
+    state = list(start)
+    nbrs = board.neighbors
+    for action in inst.solution or []:
+        parts = action.split()
+        if (
+            len(parts) != 4
+            or parts[0] != "move"
+            or f"{parts[1]} {parts[2]}" not in index
+            or parts[3] not in DIRECTIONS
+        ):
+            raise ValueError(
+                f"solution step {action!r} is not 'move <color> <shape> <direction>' for a listed geom"
+            )
+        i = index[f"{parts[1]} {parts[2]}"]
+        dest = nbrs[state[i]][DIRECTIONS.index(parts[3])]
+        if dest < 0 or dest in state:
+            raise ValueError(f"solution step {action!r} is not legal")
+        state[i] = dest
+    if tuple(state) != goal:
+        raise ValueError("the stored solution does not reach the goal")
+    if inst.optimal_steps is not None and len(inst.solution or []) != inst.optimal_steps:
+        raise ValueError("the stored solution's length differs from optimal_steps")

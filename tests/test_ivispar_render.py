@@ -1,0 +1,115 @@
+"""2D images: valid, deterministic PNGs that show the board the observation describes."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from playbench.core.registry import make_task
+from playbench.tasks.ivispar.board import GEOM_COLORS, SHAPES, get_board
+from playbench.tasks.ivispar.render2d import KINDS, layout, render_board
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def decode(png: bytes) -> Image.Image:
+    assert png.startswith(PNG_MAGIC)
+    img = Image.open(io.BytesIO(png))
+    img.load()
+    return img.convert("RGB")
+
+
+def play(task, inst, actions):
+    task.reset(inst)
+    for a in actions:
+        task.step(a)
+    return task.observe("player")
+
+
+@pytest.fixture(scope="module")
+def setup():
+    task = make_task("ivispar/sgp-2d")
+    inst = task.instances(30, seed=9)[-1]
+    task.reset(inst)
+    actions = task.observe("player").legal_actions[:1] + ["gibberish", "action: move red cube up"]
+    return inst, actions
+
+
+def test_images_are_pngs_of_the_configured_size(setup):
+    inst, actions = setup
+    for size in (512, 200):
+        task = make_task("ivispar/sgp-2d", image_size=size)
+        obs = play(task, inst, actions)
+        assert [im.label for im in obs.images] == ["goal", "past", "past", "current"]
+        for im in obs.images:
+            img = decode(im.png)
+            assert img.size == (size, size)
+
+
+def test_images_are_deterministic_and_state_dependent(setup):
+    inst, actions = setup
+    a = play(make_task("ivispar/sgp-2d"), inst, actions)
+    b = play(make_task("ivispar/sgp-2d"), inst, actions)
+    assert [im.png for im in a.images] == [im.png for im in b.images]
+    start = play(make_task("ivispar/sgp-2d"), inst, [])
+    assert start.images[0].png == a.images[0].png  # goal image never changes
+    assert start.images[-1].png != a.images[-1].png  # the current board moved
+
+
+def test_frame_colours_tell_the_kind():
+    board = get_board(4, 4)
+    for kind, (rgb, _) in KINDS.items():
+        img = decode(render_board(board, [], kind))
+        assert img.getpixel((2, img.height - 3)) == rgb
+
+
+def test_geoms_are_drawn_in_their_colour_on_their_tile(setup):
+    inst, actions = setup
+    task = make_task("ivispar/sgp-2d")
+    obs = play(task, inst, actions)
+    img = decode(obs.images[-1].png)
+    board = inst.board()
+    lay = layout(board.width, board.height, img.width)
+    occupied = set()
+    for (color, _shape), cell in zip(task._keys, task.state, strict=True):
+        x0, y0, x1, y1 = lay.tile_box(board, cell)
+        # a point just below the centre is inside every glyph (the triangle's apex is at the top)
+        assert img.getpixel(((x0 + x1) // 2, (y0 + y1) // 2 + lay.tile // 10)) == GEOM_COLORS[color]
+        occupied.add(cell)
+    for cell in set(range(board.cells)) - occupied:
+        x0, y0, x1, y1 = lay.tile_box(board, cell)
+        assert img.getpixel((x0 + 4, y0 + 4)) not in GEOM_COLORS.values()
+
+
+def test_row_one_is_at_the_bottom_and_column_a_on_the_left():
+    board = get_board(3, 3)
+    a1 = board.parse_coord("a1")
+    img = decode(render_board(board, [(a1, "red", "cube")], "current", labels=False, size=300))
+    w, h = img.size
+    reds = [
+        (x, y) for x in range(0, w, 3) for y in range(0, h, 3) if img.getpixel((x, y)) == GEOM_COLORS["red"]
+    ]
+    assert reds
+    assert all(x < w / 2 and y > h / 2 for x, y in reds)
+
+
+def test_labels_option_and_every_shape_renders():
+    board = get_board(4, 2)
+    pieces = [
+        (i, color, shape)
+        for i, (color, shape) in enumerate(zip(list(GEOM_COLORS)[: len(SHAPES)], SHAPES, strict=True))
+    ]
+    with_labels = render_board(board, pieces, "goal", labels=True, size=256)
+    without = render_board(board, pieces, "goal", labels=False, size=256)
+    assert with_labels != without
+    decode(with_labels)
+    with pytest.raises(ValueError):
+        render_board(board, pieces, "future")
+
+
+def test_text_modality_has_no_images(setup):
+    inst, actions = setup
+    obs = play(make_task("ivispar/sgp"), inst, actions)
+    assert obs.images == []
