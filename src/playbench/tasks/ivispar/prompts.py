@@ -51,8 +51,9 @@ def instructions(board: Board, colors: list[str], shapes: list[str], modality: s
         "that leaves the board is wasted.",
     ]
     if modality != "text":
-        glyphs = ", ".join(f"a {s} as a {SHAPE_GLYPH[s]}" for s in shapes)
-        lines += ["", f"In the images, {glyphs}."]
+        glyphs = [f"a {s} as a {SHAPE_GLYPH[s]}" for s in shapes]
+        glyphs[0] = glyphs[0].replace(" as ", " is drawn as ", 1)
+        lines += ["", f"In the images, {', '.join(glyphs)}."]
     lines += [
         "",
         "Reply format: first explain briefly why you choose your move, then finish with one line",
