@@ -1,7 +1,16 @@
-"""Harness overhead: 32 concurrent llm episodes against a scripted server that answers after 50 ms.
+"""Harness overhead: 32 concurrent llm episodes against a model that answers after 50 ms.
 
-Ideal: every step waits only for the server, so 32 episodes in flight make 32 / 0.05 = 640 steps/s.
-Target: at least 90% of that. Prints the measured rate and the ratio.
+Ideal: every step waits only for the model, so 32 episodes in flight make 32 / 0.05 = 640 steps/s.
+Target: at least 90% of that. Two figures, measured in the same run:
+
+1. over HTTP: the real `openai` SDK against the scripted OpenAI-compatible server, which runs in
+   its own process as a remote server would (in-process it would compete for this one's GIL);
+2. in process: the same episodes with a model object that just sleeps 50 ms, so every CPU cycle
+   spent is playbench's own (task, agent, runner, run directory).
+
+The difference between the two CPU costs per step is the SDK and HTTP stack's share; on a small
+machine that share, not playbench's, is what bounds the HTTP figure, so the script prints the
+ceiling it implies for one process.
 
     .venv/bin/python benchmarks/bench_harness.py [--episodes 64] [--concurrency 32] [--latency 0.05]
 """
@@ -11,14 +20,58 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import socket
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from playbench.agents import AgentSpec
-from playbench.runner.models import ModelSettings
+from playbench.core.types import Usage
+from playbench.models.base import ChatModel, GenerationParams, Message, ModelResponse
+from playbench.runner.models import ModelPool, ModelSettings
 from playbench.runner.run import RunConfig, execute
-from playbench.testing.scripted_server import ScriptedServer
+
+# An unknown colour is always an illegal command, so every episode runs the full 20-step cap.
+REPLY = "I will try this.\naction: move purple cube up"
+
+
+class SleepingModel(ChatModel):
+    provider = "sleep"
+
+    def __init__(self, latency: float) -> None:
+        super().__init__("sleep")
+        self.latency = latency
+
+    async def generate(self, messages: list[Message], params: GenerationParams) -> ModelResponse:
+        await asyncio.sleep(self.latency)
+        return ModelResponse(REPLY, Usage(calls=1, cost=None))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_once(task: str, episodes: int, concurrency: int, base_url: str, tmp: str, name: str) -> tuple[int, float, float]:
+    cfg = RunConfig(
+        [task],
+        {"*": AgentSpec("llm", "openai:scripted")},
+        str(Path(tmp) / name),
+        episodes=episodes,
+        concurrency=concurrency,
+        models=ModelSettings(base_url=base_url, concurrency=concurrency),
+    )
+    t0, c0 = time.perf_counter(), time.process_time()
+    asyncio.run(execute(cfg))
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    recs = [json.loads(x) for x in (Path(tmp) / name / "episodes.jsonl").read_text().splitlines()]
+    errors = [r["error"] for r in recs if r["error"]]
+    if errors:
+        raise SystemExit(f"{len(errors)} episodes failed, e.g. {errors[0]}")
+    return sum(r["steps"] for r in recs), wall, cpu
 
 
 def main() -> None:
@@ -28,28 +81,46 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=32)
     ap.add_argument("--latency", type=float, default=0.05)
     args = ap.parse_args()
-
-    # An always-invalid move keeps every episode at the full 20-step cap, so all steps are alike.
-    reply = ["I will try this.\naction: move purple cube up"]
-    with ScriptedServer(reply, latency=args.latency, cycle=True) as srv, tempfile.TemporaryDirectory() as tmp:
-        cfg = RunConfig(
-            [args.task],
-            {"*": AgentSpec("llm", "openai:scripted")},
-            str(Path(tmp) / "run"),
-            episodes=args.episodes,
-            concurrency=args.concurrency,
-            models=ModelSettings(base_url=srv.base_url, concurrency=args.concurrency),
-        )
-        t0 = time.perf_counter()
-        asyncio.run(execute(cfg))
-        elapsed = time.perf_counter() - t0
-        recs = [json.loads(x) for x in (Path(tmp) / "run" / "episodes.jsonl").read_text().splitlines()]
-    steps = sum(r["steps"] for r in recs)
-    errors = sum(1 for r in recs if r["error"])
-    rate = steps / elapsed
     ideal = args.concurrency / args.latency
-    print(f"episodes {len(recs)} (errors {errors}), steps {steps}, wall {elapsed:.2f} s")
-    print(f"step rate {rate:.0f}/s vs ideal {ideal:.0f}/s: {100 * rate / ideal:.1f}% (target >= 90%)")
+
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "playbench.testing.scripted_server", "--port", str(port),
+         "--reply", REPLY, "--latency", str(args.latency)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        with tempfile.TemporaryDirectory() as tmp:
+            steps, wall, cpu_http = run_once(args.task, args.episodes, args.concurrency, base_url, tmp, "http")
+            cpu = cpu_http
+            rate = steps / wall
+            print(f"HTTP (openai SDK, server in its own process): {steps} steps in {wall:.2f} s, "
+                  f"client CPU {1000 * cpu / steps:.2f} ms/step")
+            print(f"  step rate {rate:.0f}/s vs ideal {ideal:.0f}/s: {100 * rate / ideal:.1f}% (target >= 90%)")
+
+            original = ModelPool.get
+            ModelPool.get = lambda self, spec: SleepingModel(args.latency)  # type: ignore[method-assign]
+            try:
+                steps, wall, cpu = run_once(args.task, args.episodes, args.concurrency, base_url, tmp, "mem")
+            finally:
+                ModelPool.get = original  # type: ignore[method-assign]
+            rate = steps / wall
+            print(f"in process (model sleeps, no SDK): {steps} steps in {wall:.2f} s, "
+                  f"playbench CPU {1000 * cpu / steps:.3f} ms/step")
+            print(f"  step rate {rate:.0f}/s vs ideal {ideal:.0f}/s: {100 * rate / ideal:.1f}% (target >= 90%)")
+        sdk = (cpu_http - cpu) / steps
+        print(f"SDK + HTTP stack CPU per request: {1000 * sdk:.2f} ms (the difference); with it one process can "
+              f"make at most {1 / (sdk + cpu / steps):.0f} steps/s, {100 / (sdk + cpu / steps) / ideal:.0f}% of the ideal")
+    finally:
+        server.terminate()
+        server.wait()
 
 
 if __name__ == "__main__":

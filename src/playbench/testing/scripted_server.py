@@ -314,6 +314,9 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     # An idle keep-alive connection releases its thread after this long.
     timeout = 10
+    # Headers and body leave in separate writes; with Nagle on, the body waits for the client's
+    # delayed ACK (40 ms on Linux), which would swamp the latency a test or benchmark asks for.
+    disable_nagle_algorithm = True
     server: _HTTPServer
 
     def setup(self) -> None:
@@ -337,9 +340,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for k, v in (headers or {}).items():
             self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
+        # one write for headers and body, so a response is one segment on loopback
+        self._headers_buffer.append(b"\r\n")
+        self._headers_buffer.append(data)
+        self.flush_headers()
 
     def _read_body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
