@@ -46,7 +46,7 @@ class WalkTask(Task):
         legal = [a for a, d in (("left", -1), ("right", 1)) if 0 <= self.pos + d < self.config.length]
         return Observation(
             role=role,
-            parts=[TextPart(f"position {self.pos}, target {self.inst.target}")],
+            parts=[TextPart(f"{self.feedback}\nposition {self.pos}, target {self.inst.target}".lstrip())],
             instructions="Reply with left or right.",
             legal_actions=legal,
             feedback=self.feedback,

@@ -18,6 +18,9 @@ QUIT_WORDS = {"quit", "exit", ":q"}
 
 
 class HumanAgent(Agent):
+    """Shows a person exactly what a model would get (instructions, then each turn's parts), so a
+    human baseline sees no more than the models it is compared with."""
+
     name = "human"
 
     def __init__(
@@ -41,8 +44,6 @@ class HumanAgent(Agent):
             c.print(observation.instructions, markup=False)
             self.shown_instructions = True
         c.rule(f"step {observation.step}")
-        if observation.feedback:
-            c.print(f"[bold]Feedback:[/bold] {observation.feedback}", highlight=False)
         if observation.text:
             c.print(observation.text, markup=False)
         self.image_dir.mkdir(parents=True, exist_ok=True)
@@ -50,8 +51,6 @@ class HumanAgent(Agent):
             path = self.image_dir / f"step{observation.step:03d}-{i}-{image.label or 'image'}.png"
             path.write_bytes(image.png)
             c.print(f"[dim]image ({image.label or 'view'}):[/dim] {path}", highlight=False)
-        if observation.legal_actions and len(observation.legal_actions) <= 40:
-            c.print("[dim]legal actions:[/dim] " + " | ".join(observation.legal_actions), highlight=False)
         try:
             line = await asyncio.to_thread(self.input_fn, "your action (or 'quit')> ")
         except EOFError:
