@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
@@ -50,6 +51,17 @@ def _name_list(value: Any) -> Any:
     return value
 
 
+def _vocabulary(names: list[str], known: Sequence[str], one: str, many: str) -> list[str]:
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown {one}(s) {', '.join(unknown)}; accepted: {', '.join(known)}")
+    if not names:
+        raise ValueError(f"at least one {one} is needed")
+    if len(set(names)) != len(names):
+        raise ValueError(f"{many} must not repeat, got {names}")
+    return names
+
+
 class SGPConfig(TaskConfig):
     """Options of `ivispar/sgp*` (see the suite README for their meaning)."""
 
@@ -82,28 +94,12 @@ class SGPConfig(TaskConfig):
     @field_validator("colors")
     @classmethod
     def _valid_colors(cls, value: list[str]) -> list[str]:
-        out = [normalize_color(c) for c in value]
-        unknown = [c for c in out if c not in GEOM_COLORS]
-        if unknown:
-            raise ValueError(f"unknown color(s) {', '.join(unknown)}; accepted: {', '.join(GEOM_COLORS)}")
-        if not out:
-            raise ValueError("at least one color is needed")
-        if len(set(out)) != len(out):
-            raise ValueError(f"colors must not repeat, got {out}")
-        return out
+        return _vocabulary([normalize_color(c) for c in value], GEOM_COLORS, "color", "colors")
 
     @field_validator("shapes")
     @classmethod
     def _valid_shapes(cls, value: list[str]) -> list[str]:
-        out = [normalize_shape(s) for s in value]
-        unknown = [s for s in out if s not in SHAPES]
-        if unknown:
-            raise ValueError(f"unknown shape(s) {', '.join(unknown)}; accepted: {', '.join(SHAPES)}")
-        if not out:
-            raise ValueError("at least one shape is needed")
-        if len(set(out)) != len(out):
-            raise ValueError(f"shapes must not repeat, got {out}")
-        return out
+        return _vocabulary([normalize_shape(x) for x in value], SHAPES, "shape", "shapes")
 
     @field_validator("num_geoms")
     @classmethod

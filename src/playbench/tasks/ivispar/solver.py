@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections import deque
+from collections.abc import Iterator
 
 from playbench.tasks.ivispar.board import Board, State, moved, occupancy
 
@@ -249,24 +250,27 @@ def _parity_solvable(board: Board, start: State, goal: State) -> bool:
     return transpositions % 2 == board.manhattan(blank_s, blank_g) % 2
 
 
+def _successors(board: Board, state: State) -> Iterator[State]:
+    occ = occupancy(state)
+    nbrs = board.neighbors
+    for i, c in enumerate(state):
+        for n in nbrs[c]:
+            if n >= 0 and not (occ >> n) & 1:
+                yield moved(state, i, n)
+
+
 def _bfs_reachable(board: Board, start: State, goal: State, cap: int = 2_000_000) -> bool:
     seen = {start}
     queue = deque([start])
-    nbrs = board.neighbors
     while queue:
-        s = queue.popleft()
-        occ = occupancy(s)
-        for i, c in enumerate(s):
-            for n in nbrs[c]:
-                if n >= 0 and not (occ >> n) & 1:
-                    t = moved(s, i, n)
-                    if t == goal:
-                        return True
-                    if t not in seen:
-                        if len(seen) >= cap:
-                            raise ValueError("board too large to decide reachability by enumeration")
-                        seen.add(t)
-                        queue.append(t)
+        for t in _successors(board, queue.popleft()):
+            if t == goal:
+                return True
+            if t not in seen:
+                if len(seen) >= cap:
+                    raise ValueError("board too large to decide reachability by enumeration")
+                seen.add(t)
+                queue.append(t)
     return False
 
 
@@ -274,15 +278,10 @@ def bfs_distances(board: Board, goal: State) -> dict[State, int]:
     """Exact distance of every state that can reach `goal` (small boards only; used by tests)."""
     dist = {goal: 0}
     queue = deque([goal])
-    nbrs = board.neighbors
     while queue:
         s = queue.popleft()
-        occ = occupancy(s)
-        for i, c in enumerate(s):
-            for n in nbrs[c]:
-                if n >= 0 and not (occ >> n) & 1:
-                    t = moved(s, i, n)
-                    if t not in dist:
-                        dist[t] = dist[s] + 1
-                        queue.append(t)
+        for t in _successors(board, s):
+            if t not in dist:
+                dist[t] = dist[s] + 1
+                queue.append(t)
     return dist
