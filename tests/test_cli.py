@@ -32,6 +32,7 @@ def usage_error(capsys, argv) -> str:
         (["run", "toy/walk", "--agent", "random", "--executor", "warp"], "unknown executor 'warp'"),
         (["run", "toy/walk", "--agent", "llm", "--model", "nospec"], "nospec"),
         (["run", "toy/walk", "--agent", "random", "--model", "openai:x"], "only used by the llm agent"),
+        (["run", "toy/walk", "--agent", "human", "--concurrency", "2"], "one episode at a time"),
         (["report", "/no/such/dir"], "not a run directory"),
         (["instances", "toy/walk", "--set", "lenght=3"], "unknown option 'lenght'"),
     ],

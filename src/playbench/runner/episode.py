@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -62,7 +63,7 @@ class EpisodeOutput:
     images: dict[str, bytes] = field(default_factory=dict)  # file name inside the episode folder -> PNG
 
 
-def _oracle_for(task: Task, role: str):
+def _oracle_for(task: Task, role: str) -> Callable[[], str | None]:
     return lambda: task.oracle_action(role)
 
 

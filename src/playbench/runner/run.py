@@ -80,6 +80,8 @@ def plan(config: RunConfig) -> tuple[list[EpisodeJob], dict[str, dict[str, Any]]
         raise ConfigError(f"--trials must be at least 1 (got {config.trials})")
     if config.episodes is not None and config.episodes < 1:
         raise ConfigError(f"--episodes must be at least 1 (got {config.episodes})")
+    if config.concurrency > 1 and any(a.name == "human" for a in config.agents.values()):
+        raise ConfigError("the human agent plays one episode at a time: use --concurrency 1")
     specs = resolve(config.tasks)
     routed = options_for_tasks(specs, config.task_options)
     agents = {role: spec.to_dict() for role, spec in config.agents.items()}
