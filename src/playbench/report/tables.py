@@ -26,8 +26,9 @@ def load_run(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"'{path}' is not a run directory (no episodes.jsonl in it)")
     store = RunStore(out)
     config = store.read_json("config.json") or {}
-    summary = summarize(store.records(), config.get("task_options_resolved"))
-    return {"path": str(out), "name": out.name, "config": config, "summary": summary}
+    records = store.records()
+    summary = summarize(records, config.get("task_options_resolved"))
+    return {"path": str(out), "name": out.name, "config": config, "summary": summary, "records": records}
 
 
 def _pct(stat: dict[str, Any] | None) -> str:

@@ -65,7 +65,7 @@ def _vocabulary(names: list[str], known: Sequence[str], one: str, many: str) -> 
 class SGPConfig(TaskConfig):
     """Options of `ivispar/sgp*` (see the suite README for their meaning)."""
 
-    modality: Literal["text", "2d"] = "text"
+    modality: Literal["text", "2d", "3d"] = "text"
     board_size: list[int] = Field(default_factory=lambda: [4, 4])
     past_window: int = Field(2, ge=0, le=50)
     max_steps: int = Field(20, ge=1, le=10_000)
