@@ -254,10 +254,12 @@ def cmd_instances(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from playbench.report.tables import load_run, print_table, write_report
 
+    from playbench.report.plots import write_plots
+
     runs = [load_run(d) for d in args.dirs]
     out = args.out or (args.dirs[0] if len(args.dirs) == 1 else "report")
     print_table(runs)
-    paths = write_report(runs, out)
+    paths = write_report(runs, out) + write_plots(runs, out)
     err_console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
     return 0
 
@@ -311,8 +313,10 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
         )
         execute_with_progress(config, argv=["playbench", "quickstart"], label=f"{agent}")
         runs.append(load_run(out))
+    from playbench.report.plots import write_plots
+
     print_table(runs)
-    paths = write_report(runs, args.out)
+    paths = write_report(runs, args.out) + write_plots(runs, args.out)
     err_console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
     return 0
 
