@@ -13,7 +13,7 @@ from playbench.core.types import Observation, StepResult, Validity
 
 SPECS = all_specs()
 IDS = [s.id for s in SPECS]
-SAMPLE = 12  # instances per task for the per-step checks; the oracle check uses the whole set
+SAMPLE = 6  # instances per task for the per-step checks; the oracle check uses the whole set
 
 
 def make(spec) -> Task:

@@ -50,7 +50,7 @@ def instructions(board: Board, colors: list[str], shapes: list[str], modality: s
         "Do not use coordinates in a move. Every move should change the board; a blocked move or one "
         "that leaves the board is wasted.",
     ]
-    if modality != "text":
+    if modality == "2d":  # the 3D views show the shapes themselves
         glyphs = [f"a {s} as a {SHAPE_GLYPH[s]}" for s in shapes]
         glyphs[0] = glyphs[0].replace(" as ", " is drawn as ", 1)
         lines += ["", f"In the images, {', '.join(glyphs)}."]
@@ -63,19 +63,24 @@ def instructions(board: Board, colors: list[str], shapes: list[str], modality: s
     return "\n".join(lines)
 
 
-def image_guide(board: Board, past_window: int) -> str:
-    """What the images mean (the 2D counterpart of the text state lists)."""
+def image_guide(board: Board, past_window: int, labels: bool = True) -> str:
+    """What the images mean (the image counterpart of the text state lists)."""
     cols, rows = _span(board)
     text = (
-        "How to read the images: the image with a green frame labelled 'goal' shows the arrangement "
-        "you must reach. The image with a blue frame labelled 'current' is the board as it is now; it is "
-        "always the last image. Study both closely: which geom sits on which tile. "
-        f"Column letters ({cols}) are written under the board from left to right and row numbers "
-        f"({rows}) to its left from bottom to top; free tiles show their own coordinate."
+        "How to read the images: the image with a green background labelled 'goal' shows the arrangement "
+        "you must reach. The image with a blue background labelled 'current' is the board as it is now; "
+        "it is always the last image. Study both closely: which geom sits on which tile. "
     )
+    if labels:
+        text += (
+            f"Column letters ({cols}) are written under the board from left to right and row numbers "
+            f"({rows}) to its left from bottom to top; free tiles show their own coordinate."
+        )
+    else:
+        text += f"Columns {cols} run from left to right and rows {rows} from bottom to top."
     if past_window > 0:
         text += (
-            " Images with a grey frame labelled 'past' show the board before your recent moves, each "
+            " Images with a grey background labelled 'past' show the board before your recent moves, each "
             "followed by the move you chose and what happened. Compare them with the current image: if a "
             "move did not change the board it was invalid (blocked by another geom or leading off the "
             "board), so work out why and choose a different move."

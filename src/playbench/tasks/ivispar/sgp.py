@@ -45,7 +45,14 @@ def _render_2d(board: Board, pieces: list[tuple[int, str, str]], kind: str, conf
     return render2d.render_board(board, pieces, kind, labels=config.labels, size=config.image_size)
 
 
-STATE_RENDERERS: dict[str, StateRenderer] = {"2d": _render_2d}
+def _render_3d(board: Board, pieces: list[tuple[int, str, str]], kind: str, config: SGPConfig) -> bytes:
+    # Imported on first use: text and 2D runs never load the GL renderer or create a GL context.
+    from playbench.tasks.ivispar.render3d import render_geoms
+
+    return render_geoms(board, pieces, kind, config)
+
+
+STATE_RENDERERS: dict[str, StateRenderer] = {"2d": _render_2d, "3d": _render_3d}
 
 
 class SlidingGeomTask(Task):
@@ -118,7 +125,7 @@ class SlidingGeomTask(Task):
         self._instructions = prompts.instructions(
             self._board, self._colors, self._shapes, self.config.modality
         )
-        self._guide = prompts.image_guide(self._board, self.config.past_window)
+        self._guide = prompts.image_guide(self._board, self.config.past_window, self.config.labels)
         self._listings: dict[State, str] = {}
         self._frames: dict[tuple[State, str], bytes] = {}
         self._legal: dict[State, list[str]] = {}
