@@ -252,9 +252,8 @@ def cmd_instances(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from playbench.report.tables import load_run, print_table, write_report
-
     from playbench.report.plots import write_plots
+    from playbench.report.tables import load_run, print_table, write_report
 
     runs = [load_run(d) for d in args.dirs]
     out = args.out or (args.dirs[0] if len(args.dirs) == 1 else "report")
