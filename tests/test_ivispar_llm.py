@@ -69,3 +69,43 @@ def test_2d_modality_sends_png_data_uris_with_past_window(tmp_path):
     assert rec["steps"] == 4 and rec["usage"]["calls"] == 4
     traj = [json.loads(x) for x in (out / rec["trajectory"]).read_text().splitlines()]
     assert all((out / "trajectories" / img["file"]).exists() for step in traj for img in step["images"])
+
+
+def test_3d_modality_llm_run(tmp_path):
+    out = tmp_path / "3d"
+    with ScriptedServer(["Looking.\naction: move red cube up"], cycle=True) as srv:
+        code = main(["run", "ivispar/sgp-3d", "--agent", "llm", "--model", "openai:scripted", "--base-url",
+                     srv.base_url, "--episodes", "2", "--set", "max_steps=2", "--out", str(out)])
+        bodies = list(srv.requests)
+    assert code == 0 and len(bodies) == 4
+    for body in bodies:
+        urls = [p["image_url"]["url"] for p in body["messages"][-1]["content"] if p["type"] == "image_url"]
+        assert urls and all(u.startswith("data:image/png;base64,") for u in urls)
+    assert all(r["error"] is None and r["usage"]["calls"] == 2 for r in records(out))
+
+
+def test_board_inference_llm_run_is_scored(tmp_path):
+    out = tmp_path / "inf"
+    with ScriptedServer(["I see it.\nSolution: a1 red cube, b2 blue sphere"], cycle=True) as srv:
+        code = main(["run", "ivispar/board-inference", "--agent", "llm", "--model", "openai:scripted",
+                     "--base-url", srv.base_url, "--episodes", "3", "--out", str(out)])
+    assert code == 0
+    for r in records(out):
+        m = r["metrics"]
+        assert r["steps"] == 1 and r["error"] is None and m["predicted"] == 2 and m["format_errors"] == 0
+        assert m["correct"] + m["missed"] + m["mismatched"] == m["num_geoms"]
+
+
+def test_anthropic_receives_base64_image_blocks(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-real")
+    out = tmp_path / "claude2d"
+    with ScriptedServer(["action: move red cube up"], cycle=True) as srv:
+        code = main(["run", "ivispar/sgp-2d", "--agent", "llm", "--model", "anthropic:scripted",
+                     "--base-url", srv.anthropic_base_url, "--episodes", "1", "--set", "max_steps=2",
+                     "--out", str(out)])
+        body = srv.requests[0]
+    assert code == 0
+    blocks = [b for b in body["messages"][-1]["content"] if b["type"] == "image"]
+    assert len(blocks) == 2
+    assert all(b["source"]["media_type"] == "image/png" for b in blocks)
+    assert base64.b64decode(blocks[0]["source"]["data"])[:4] == b"\x89PNG"
