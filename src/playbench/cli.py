@@ -120,11 +120,14 @@ def cmd_list(_: argparse.Namespace) -> int:
     from playbench.models import PROVIDERS
 
     con = Console()
+    if not con.is_terminal:
+        con = Console(width=200)
     con.print("[bold]Tasks[/bold]")
     for spec in all_specs():
         cls = spec.load_class()
         options = ", ".join(
-            f"{name}={spec.kwargs.get(name, field.default)!r}" for name, field in cls.Config.model_fields.items()
+            f"{name}={spec.kwargs.get(name, field.get_default(call_default_factory=True))!r}"
+            for name, field in cls.Config.model_fields.items()
         )
         con.print(f"  [cyan]{spec.id}[/cyan]  {spec.description}", highlight=False)
         con.print(f"      options: {options}", highlight=False, markup=False)
