@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -324,12 +323,10 @@ def test_32_concurrent_requests_are_not_serialised():
             barrier.wait()
             return chat(srv)[0]
 
-        start = time.perf_counter()
         with ThreadPoolExecutor(n) as pool:
             statuses = list(pool.map(one, range(n)))
-        elapsed = time.perf_counter() - start
     assert statuses == [200] * n
-    assert elapsed < latency * n / 4  # serialised would take latency * n = 1.6 s
+    # observed at the server rather than timed: serialised handling would never exceed 1
     assert srv.max_in_flight >= n // 2
 
 

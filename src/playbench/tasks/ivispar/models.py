@@ -25,6 +25,26 @@ DEFAULT_LENGTHS = tuple(range(2, 12))  # and shortest paths of 2..11 moves
 DEFAULT_REPS = 3
 
 
+def min_geoms_for(interference: int) -> int:
+    """Fewest geoms the default grid uses at this interference.
+
+    Few geoms on an open board can nearly always step around each other: on 4x4, two geoms
+    never showed an interference of 4, three never one of 6. With interference + 1 geoms every
+    default cell could be generated for every seed we tried.
+    """
+    return interference + 1 if interference else DEFAULT_GEOMS[0]
+
+
+def min_manhattan_for(interference: int) -> int:
+    """Smallest Manhattan sum (optimal length - interference) the default grid uses.
+
+    A Manhattan sum of 1 never has interference (the one displaced geom's goal is free), and
+    large detours need several displaced geoms to obstruct each other: a sum of I/2 + 2 has
+    always been found on 4x4.
+    """
+    return interference // 2 + 2 if interference else 0
+
+
 def _board_size(value: Any) -> Any:
     # `--set board_size=5x5` arrives as a plain string; accept "5x5" and "5,5" beside [5, 5].
     if isinstance(value, str):
@@ -72,6 +92,8 @@ class SGPConfig(TaskConfig):
     colors: list[str] = Field(default_factory=lambda: ["green", "red", "blue", "yellow"])
     shapes: list[str] = Field(default_factory=lambda: ["cube", "sphere", "pyramid", "cylinder"])
     num_geoms: int | None = None
+    # declared before optimal_length, whose check reads it
+    interference: int = Field(0, ge=0, le=100)
     optimal_length: int | None = None
     labels: bool = True
     image_size: int = Field(512, ge=96, le=4096)
@@ -116,6 +138,15 @@ class SGPConfig(TaskConfig):
             )
         return value
 
+    @field_validator("interference")
+    @classmethod
+    def _valid_interference(cls, value: int) -> int:
+        if value % 2:
+            # every move changes the Manhattan sum by one, so a shortest path and the sum share
+            # their parity
+            raise ValueError("interference must be even (optimal length and Manhattan sum share parity)")
+        return value
+
     @field_validator("optimal_length")
     @classmethod
     def _valid_length(cls, value: int | None, info: ValidationInfo) -> int | None:
@@ -123,6 +154,12 @@ class SGPConfig(TaskConfig):
             return None
         if value < 1:
             raise ValueError(f"optimal_length must be at least 1, got {value}")
+        interference = info.data.get("interference") or 0
+        if interference and value - interference < 2:
+            raise ValueError(
+                f"optimal_length must exceed the interference by at least 2 (a Manhattan sum of 0 or 1 "
+                f"has no interference), got {value} with interference {interference}"
+            )
         board = info.data.get("board_size")
         limit = _max_geoms(info.data)
         if board is None or limit is None:
@@ -130,22 +167,44 @@ class SGPConfig(TaskConfig):
         geoms = info.data.get("num_geoms") or min(max(DEFAULT_GEOMS), limit)
         # each geom can be at most one board diagonal away from its goal
         most = geoms * (board[0] + board[1] - 2)
-        if value > most:
+        if value - interference > most:
             raise ValueError(
-                f"optimal_length {value} is unreachable with {geoms} geoms on this board (max {most})"
+                f"optimal_length {value} is unreachable with {geoms} geoms on this board (max {most + interference})"
             )
         return value
+
+    @model_validator(mode="after")
+    def _grid_exists(self) -> SGPConfig:
+        if self.interference and not self.geom_counts():
+            raise ValueError(
+                f"interference {self.interference} needs at least {min_geoms_for(self.interference)} geoms "
+                "in the default grid, more than this board and vocabulary hold; set num_geoms"
+            )
+        if self.interference and not self.lengths():
+            raise ValueError(
+                f"no default optimal length (2..11) leaves a Manhattan sum of at least "
+                f"{min_manhattan_for(self.interference)} at interference {self.interference}; set optimal_length"
+            )
+        return self
 
     # --- derived ---------------------------------------------------------------------------
     def geom_counts(self) -> tuple[int, ...]:
         if self.num_geoms is not None:
             return (self.num_geoms,)
         limit = _max_geoms(self.model_dump()) or 1
+        if self.interference:
+            low = min_geoms_for(self.interference)
+            return tuple(g for g in range(low, max(DEFAULT_GEOMS) + 1) if g <= limit)
         counts = tuple(g for g in DEFAULT_GEOMS if g <= limit)
         return counts or (limit,)
 
     def lengths(self) -> tuple[int, ...]:
-        return (self.optimal_length,) if self.optimal_length is not None else DEFAULT_LENGTHS
+        if self.optimal_length is not None:
+            return (self.optimal_length,)
+        if self.interference:
+            low = self.interference + min_manhattan_for(self.interference)
+            return tuple(length for length in DEFAULT_LENGTHS if length >= low)
+        return DEFAULT_LENGTHS
 
 
 def _max_geoms(data: dict[str, Any]) -> int | None:

@@ -86,7 +86,9 @@ class SlidingGeomTask(Task):
         for idx in range(total):
             rep, k = divmod(idx, len(cells))
             geoms, length = cells[k]
-            out.append(make_instance(board, cfg.colors, cfg.shapes, geoms, length, seed, rep))
+            out.append(
+                make_instance(board, cfg.colors, cfg.shapes, geoms, length, seed, rep, interference=cfg.interference)
+            )
         return out
 
     def load_instance(self, data: dict[str, Any]) -> Instance:

@@ -1,0 +1,74 @@
+"""Top-down 2D view of the numbered sliding tile puzzle (the paper's Figure 10).
+
+Same frame and layout as the geom puzzle's 2D view (`render2d`): grey past, blue current, green
+goal, the state's name in the top band, column letters under the board and row numbers to its
+left. Tiles are raised squares with their number; the empty cell shows its coordinate when
+labels are on.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from PIL import Image, ImageDraw
+
+from playbench.render.draw2d import contrast_text, draw_centered_text, get_font, to_png
+from playbench.tasks.ivispar.board import Board, get_board
+from playbench.tasks.ivispar.render2d import GRID, KINDS, TILE, layout
+
+TILE_FILL = (238, 214, 170)
+TILE_EDGE = (120, 90, 50)
+NUMBER_INK = (40, 30, 20)
+FREE_LABEL = (150, 150, 150)
+
+
+@lru_cache(maxsize=32)
+def _base(width: int, height: int, kind: str, labels: bool, size: int) -> Image.Image:
+    # frame, title, empty grid and edge labels: everything but the tiles
+    board = get_board(width, height)
+    lay = layout(width, height, size)
+    background, title = KINDS[kind]
+    img = Image.new("RGB", (size, size), background)
+    draw = ImageDraw.Draw(img)
+    ink = contrast_text(background)
+    draw_centered_text(draw, (size / 2, lay.header / 2), title, get_font(round(lay.header * 0.62)), ink)
+    line = max(1, lay.tile // 60)
+    for cell in range(board.cells):
+        draw.rectangle(lay.tile_box(board, cell), fill=TILE, outline=GRID, width=line)
+    if labels:
+        font = get_font(max(8, round(min(lay.tile * 0.3, size * 0.05))))
+        below = lay.y0 + lay.tile * height + lay.margin / 2
+        for col, letter in enumerate(board.column_letters):
+            draw_centered_text(draw, (lay.x0 + (col + 0.5) * lay.tile, below), letter, font, ink)
+        for row in range(height):
+            y = lay.y0 + (height - 1 - row + 0.5) * lay.tile
+            draw_centered_text(draw, (lay.x0 - lay.margin / 2, y), str(row + 1), font, ink)
+    return img
+
+
+def render_tiles_2d(
+    board: Board, tiles: list[tuple[int, int]], kind: str, labels: bool = True, size: int = 512
+) -> bytes:
+    """PNG bytes of numbered `tiles` [(cell, number)] on `board`, framed as `kind`."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown image kind {kind!r}; known: {', '.join(KINDS)}")
+    img = _base(board.width, board.height, kind, labels, size).copy()
+    draw = ImageDraw.Draw(img)
+    lay = layout(board.width, board.height, size)
+    inset = max(1, round(lay.tile * 0.05))
+    radius = max(1, round(lay.tile * 0.12))
+    edge = max(1, lay.tile // 40)
+    number_font = get_font(max(8, round(lay.tile * 0.42)))
+    for cell, number in tiles:
+        x0, y0, x1, y1 = lay.tile_box(board, cell)
+        box = (x0 + inset, y0 + inset, x1 - inset, y1 - inset)
+        draw.rounded_rectangle(box, radius=radius, fill=TILE_FILL, outline=TILE_EDGE, width=edge)
+        draw_centered_text(draw, ((x0 + x1) / 2, (y0 + y1) / 2), str(number), number_font, NUMBER_INK)
+    if labels:
+        occupied = {cell for cell, _ in tiles}
+        font = get_font(max(7, round(lay.tile * 0.2)))
+        for cell in range(board.cells):
+            if cell not in occupied:
+                x0, y0, x1, y1 = lay.tile_box(board, cell)
+                draw_centered_text(draw, ((x0 + x1) / 2, (y0 + y1) / 2), board.coord(cell), font, FREE_LABEL)
+    return to_png(img)
