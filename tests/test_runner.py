@@ -185,3 +185,12 @@ def test_sigkill_then_resume_gives_every_episode_exactly_once(tmp_path):
     assert len(keys) == 40 and len(set(keys)) == 40
     for rec in lines(out / "episodes.jsonl"):
         assert len(lines(out / rec["trajectory"])) == rec["steps"]
+
+
+def test_random_baseline_is_modality_blind(tmp_path):
+    run(RunConfig(["ivispar/sgp", "ivispar/sgp-2d"], {"*": AgentSpec("random")}, str(tmp_path / "r"), episodes=3))
+    by_task: dict[str, dict[str, list[str]]] = {}
+    for rec in lines(tmp_path / "r" / "episodes.jsonl"):
+        actions = [s["action"] for s in lines(tmp_path / "r" / rec["trajectory"])]
+        by_task.setdefault(rec["task"], {})[rec["instance_id"]] = actions
+    assert by_task["ivispar/sgp"] == by_task["ivispar/sgp-2d"]

@@ -15,14 +15,16 @@ from playbench.core.types import Action, Observation
 class RandomAgent(Agent):
     """Uniform over the observation's legal actions, as the papers' random baselines.
 
-    Seeded per (run seed, task, instance, trial, role), so a rerun picks the same actions.
+    Seeded per (run seed, instance, trial, role) and not by task id, so the same instance shown in
+    another modality (ivispar/sgp, -2d, -3d) gets the same random moves, as a modality-blind
+    baseline should; a rerun picks the same actions.
     """
 
     name = "random"
 
     async def reset(self, ctx: EpisodeContext) -> None:
         await super().reset(ctx)
-        self.rng = random.Random(derive_seed("random-agent", ctx.seed, ctx.task_id, ctx.instance_id, ctx.trial, ctx.role))
+        self.rng = random.Random(derive_seed("random-agent", ctx.seed, ctx.instance_id, ctx.trial, ctx.role))
 
     async def act(self, observation: Observation) -> Action:
         if not observation.legal_actions:
