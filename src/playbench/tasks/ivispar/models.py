@@ -97,6 +97,9 @@ class SGPConfig(TaskConfig):
     optimal_length: int | None = None
     labels: bool = True
     image_size: int = Field(512, ge=96, le=4096)
+    # RGB of any vocabulary colour in the images, e.g. {"red": [200, 40, 40]}; names stay the words
+    # of the action grammar, the paper's free choice of RGB values is this mapping.
+    color_rgb: dict[str, list[int]] = Field(default_factory=dict)
 
     @field_validator("board_size", mode="before")
     @classmethod
@@ -117,6 +120,25 @@ class SGPConfig(TaskConfig):
     @classmethod
     def _valid_colors(cls, value: list[str]) -> list[str]:
         return _vocabulary([normalize_color(c) for c in value], GEOM_COLORS, "color", "colors")
+
+    @field_validator("color_rgb", mode="before")
+    @classmethod
+    def _valid_rgb(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise ValueError(f'color_rgb must be an object like {{"red": [200, 40, 40]}}, got {value!r}')
+        out = {}
+        for name, rgb in value.items():
+            color = normalize_color(str(name))
+            if color not in GEOM_COLORS:
+                raise ValueError(f"color_rgb: unknown color {name!r}; accepted: {', '.join(GEOM_COLORS)}")
+            if not (isinstance(rgb, list | tuple) and len(rgb) == 3 and all(isinstance(c, int) and 0 <= c <= 255 for c in rgb)):
+                raise ValueError(f"color_rgb: {name!r} needs three integers 0-255, got {rgb!r}")
+            out[color] = list(rgb)
+        return out
+
+    def palette(self) -> dict[str, tuple[int, int, int]]:
+        """Colour name -> RGB used by the renderers."""
+        return {**GEOM_COLORS, **{k: (v[0], v[1], v[2]) for k, v in self.color_rgb.items()}}
 
     @field_validator("shapes")
     @classmethod

@@ -8,6 +8,7 @@ with their colour (see `board.SHAPE_GLYPH`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -82,7 +83,14 @@ def _base(width: int, height: int, kind: str, labels: bool, size: int) -> Image.
     return img
 
 
-def render_board(board: Board, pieces: list[Piece], kind: str, labels: bool = True, size: int = 512) -> bytes:
+def render_board(
+    board: Board,
+    pieces: list[Piece],
+    kind: str,
+    labels: bool = True,
+    size: int = 512,
+    palette: Mapping[str, tuple[int, int, int]] = GEOM_COLORS,
+) -> bytes:
     """PNG bytes of `pieces` on `board`, framed as `kind` ("past", "current" or "goal")."""
     if kind not in KINDS:
         raise ValueError(f"unknown image kind {kind!r}; known: {', '.join(KINDS)}")
@@ -101,5 +109,5 @@ def render_board(board: Board, pieces: list[Piece], kind: str, labels: bool = Tr
     for cell, color, shape in pieces:
         x0, y0, x1, y1 = lay.tile_box(board, cell)
         box = (x0 + inset, y0 + inset, x1 - inset, y1 - inset)
-        draw_glyph(draw, SHAPE_GLYPH[shape], box, GEOM_COLORS[color], OUTLINE, width)
+        draw_glyph(draw, SHAPE_GLYPH[shape], box, palette[color], OUTLINE, width)
     return to_png(img)

@@ -14,6 +14,7 @@ Cell indices follow `board.Board`: ``cell = row * width + col`` with row 0 at th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 
 import numpy as np
@@ -166,7 +167,12 @@ def _fit(width: int, height: int, aspect_e4: int, top: float) -> gl3d.Camera:
 
 
 def geom_scene(
-    board: Board, pieces: list[Piece], kind: str, labels: bool = True, size: int = 512
+    board: Board,
+    pieces: list[Piece],
+    kind: str,
+    labels: bool = True,
+    size: int = 512,
+    palette: Mapping[str, tuple[int, int, int]] = GEOM_COLORS,
 ) -> tuple[gl3d.Scene, gl3d.Camera]:
     """The 3D scene of `pieces` on `board` and its camera. Object ids: the geom `pieces[i]` has
     id i + 1, a board tile `TILE_ID_BASE + cell`; the frame and background 0."""
@@ -180,7 +186,7 @@ def geom_scene(
         if turn % 180:  # a quarter turn swaps the mesh's x and z extents
             sx, sz = sz, sx
         place = gl3d.compose(gl3d.translate(x, sy / 2, z), gl3d.rotate_y(turn), gl3d.scale(sx, sy, sz))
-        scene.add_mesh(shape, place, GEOM_COLORS[color], i + 1)
+        scene.add_mesh(shape, place, palette[color], i + 1)
     return scene, _camera(board, size, max(s[1] for s in GEOM_SIZE.values()))
 
 
@@ -225,7 +231,7 @@ def render_geoms(board: Board, pieces: list[Piece], kind: str, config: SGPConfig
     """PNG bytes of the 3D view of `pieces` on `board` framed as `kind` (the `STATE_RENDERERS`
     signature); uses `config.labels` and `config.image_size`."""
     size = config.image_size
-    scene, camera = geom_scene(board, pieces, kind, config.labels, size)
+    scene, camera = geom_scene(board, pieces, kind, config.labels, size, config.palette())
     return _frame(scene, camera, kind, size)
 
 

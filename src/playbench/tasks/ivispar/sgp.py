@@ -42,7 +42,9 @@ StateRenderer = Callable[[Board, list[tuple[int, str, str]], str, SGPConfig], by
 
 
 def _render_2d(board: Board, pieces: list[tuple[int, str, str]], kind: str, config: SGPConfig) -> bytes:
-    return render2d.render_board(board, pieces, kind, labels=config.labels, size=config.image_size)
+    return render2d.render_board(
+        board, pieces, kind, labels=config.labels, size=config.image_size, palette=config.palette()
+    )
 
 
 def _render_3d(board: Board, pieces: list[tuple[int, str, str]], kind: str, config: SGPConfig) -> bytes:

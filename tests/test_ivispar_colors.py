@@ -1,0 +1,32 @@
+import io
+
+import pytest
+from PIL import Image
+
+from playbench.core.errors import ConfigError
+from playbench.core.registry import make_task
+
+
+def first_current_image(task):
+    task.reset(task.instances(3, 0)[2])
+    return task.observe("player").images[-1].png
+
+
+@pytest.mark.parametrize("modality", ["2d", "3d"])
+def test_color_rgb_recolours_a_named_colour(modality):
+    magenta = (255, 0, 255)
+    plain = first_current_image(make_task("ivispar/sgp", modality=modality))
+    recoloured = first_current_image(make_task("ivispar/sgp", modality=modality, color_rgb={"red": list(magenta)}))
+    assert plain != recoloured
+    pixels = set(Image.open(io.BytesIO(recoloured)).convert("RGB").getdata())
+    assert magenta in pixels or any(abs(r - 255) + g + abs(b - 255) < 60 for r, g, b in pixels)
+    assert magenta not in set(Image.open(io.BytesIO(plain)).convert("RGB").getdata())
+
+
+@pytest.mark.parametrize(
+    "value, needle",
+    [({"teal": [0, 128, 128]}, "unknown color 'teal'"), ({"red": [1, 2]}, "three integers"), ("red", "object")],
+)
+def test_color_rgb_errors(value, needle):
+    with pytest.raises(ConfigError, match=needle):
+        make_task("ivispar/sgp", color_rgb=value)
