@@ -109,3 +109,19 @@ def test_anthropic_receives_base64_image_blocks(tmp_path, monkeypatch):
     assert len(blocks) == 2
     assert all(b["source"]["media_type"] == "image/png" for b in blocks)
     assert base64.b64decode(blocks[0]["source"]["data"])[:4] == b"\x89PNG"
+
+
+def test_stp_llm_run_in_each_modality(tmp_path):
+    for modality in ("text", "2d", "3d"):
+        out = tmp_path / f"stp-{modality}"
+        with ScriptedServer(["Slide it.\naction: move 15 left"], cycle=True) as srv:
+            code = main(["run", "ivispar/stp", "--agent", "llm", "--model", "openai:scripted", "--base-url",
+                         srv.base_url, "--episodes", "1", "--set", f"modality={modality}", "--set", "max_steps=2",
+                         "--out", str(out)])
+            body = srv.requests[-1]
+        assert code == 0
+        (rec,) = records(out)
+        assert rec["error"] is None and rec["steps"] == 2 and rec["usage"]["calls"] == 2
+        content = body["messages"][-1]["content"]
+        has_images = isinstance(content, list) and any(p["type"] == "image_url" for p in content)
+        assert has_images == (modality != "text")
