@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 from collections.abc import Callable
 from statistics import fmean
 from typing import Any, ClassVar
@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, Task, TaskConfig
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
-from playbench.tasks.ivispar import prompts, render2d
+from playbench.tasks.ivispar import prompts, render2d, summaries
 from playbench.tasks.ivispar.actions import FORMAT_HINT, ParseFailure, parse_move
 from playbench.tasks.ivispar.board import (
     DIR_INDEX,
@@ -346,39 +346,16 @@ class SlidingGeomTask(Task):
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         """Mean regret curve (frozen after each episode's end) and success by complexity cell."""
-        rows = [
-            e
-            for e in episodes
-            if isinstance(e.get("metrics"), dict)
-            and e["metrics"].get("regret")
-            and isinstance(e["metrics"].get("num_geoms"), int)
-            and isinstance(e["metrics"].get("optimal_steps"), int)
-        ]
+        rows = summaries.scored_rows(episodes, ("num_geoms", "optimal_steps"))
         if not rows:
             return {}
-        curves = [list(e["metrics"]["regret"]) for e in rows]
-        horizon = max(len(c) for c in curves)
-        curve = [fmean(c[t] if t < len(c) else c[-1] for c in curves) for t in range(horizon)]
-
-        def group(key: Callable[[dict[str, Any]], Any]) -> dict[Any, list[dict[str, Any]]]:
-            out: dict[Any, list[dict[str, Any]]] = defaultdict(list)
-            for e in rows:
-                out[key(e)].append(e)
-            return dict(sorted(out.items()))
-
-        def stats(items: list[dict[str, Any]]) -> dict[str, Any]:
-            return {
-                "n": len(items),
-                "success_rate": fmean(bool(e.get("success")) for e in items),
-                "mean_final_distance": fmean(e["metrics"].get("final_distance", 0) for e in items),
-            }
-
-        cells = group(lambda e: (e["metrics"].get("num_geoms"), e["metrics"].get("optimal_steps")))
-        by_geoms = group(lambda e: e["metrics"].get("num_geoms"))
-        by_length = group(lambda e: e["metrics"].get("optimal_steps"))
+        stats = summaries.outcome_stats
+        cells = summaries.grouped(rows, lambda e: (e["metrics"]["num_geoms"], e["metrics"]["optimal_steps"]))
+        by_geoms = summaries.grouped(rows, lambda e: e["metrics"]["num_geoms"])
+        by_length = summaries.grouped(rows, lambda e: e["metrics"]["optimal_steps"])
         return {
-            "regret_curve": {"t": list(range(horizon)), "mean": curve},
-            "actions_per_episode": {k: fmean(e["metrics"].get(k, 0) for e in rows) for k in COUNTERS},
+            "regret_curve": summaries.regret_curve(rows),
+            "actions_per_episode": summaries.actions_per_episode(rows, COUNTERS),
             "by_cell": [{"num_geoms": g, "optimal_steps": L, **stats(v)} for (g, L), v in cells.items()],
             "by_num_geoms": [{"num_geoms": g, **stats(v)} for g, v in by_geoms.items()],
             "by_optimal_steps": [{"optimal_steps": L, **stats(v)} for L, v in by_length.items()],

@@ -7,7 +7,6 @@ Rules, options and choices are in the suite README, section "Classic sliding til
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable
 from statistics import fmean
 from typing import Any, ClassVar
@@ -17,7 +16,7 @@ from pydantic import ValidationError
 from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, Task, TaskConfig
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
-from playbench.tasks.ivispar import stp_text
+from playbench.tasks.ivispar import stp_text, summaries
 from playbench.tasks.ivispar.actions import ParseFailure
 from playbench.tasks.ivispar.board import DIR_INDEX, DIRECTIONS, Board
 from playbench.tasks.ivispar.stp_generator import make_instance
@@ -308,40 +307,23 @@ class SlidingTileTask(Task):
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         """Mean regret curve (frozen after each episode's end), action classes, success by length."""
-        rows = [
-            e
-            for e in episodes
-            if isinstance(e.get("metrics"), dict)
-            and e["metrics"].get("regret")
-            and isinstance(e["metrics"].get("optimal_steps"), int)
-        ]
+        rows = summaries.scored_rows(episodes)
         if not rows:
             return {}
-        curves = [list(e["metrics"]["regret"]) for e in rows]
-        horizon = max(len(c) for c in curves)
-        curve = [fmean(c[t] if t < len(c) else c[-1] for c in curves) for t in range(horizon)]
+        stats = summaries.outcome_stats
 
-        def stats(items: list[dict[str, Any]]) -> dict[str, Any]:
-            return {
-                "n": len(items),
-                "success_rate": fmean(bool(e.get("success")) for e in items),
-                "mean_final_distance": fmean(e["metrics"].get("final_distance", 0) for e in items),
-            }
+        def band(e: dict[str, Any]) -> int:
+            return (max(e["metrics"]["optimal_steps"], 1) - 1) // 10 * 10 + 1
 
-        by_length: dict[int, list[dict[str, Any]]] = defaultdict(list)
-        by_band: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for e in rows:
-            length = e["metrics"]["optimal_steps"]
-            by_length[length].append(e)
-            low = (max(length, 1) - 1) // 10 * 10 + 1
-            by_band[f"{low}-{low + 9}"].append(e)
         return {
-            "regret_curve": {"t": list(range(horizon)), "mean": curve},
-            "actions_per_episode": {k: fmean(e["metrics"].get(k, 0) for e in rows) for k in COUNTERS},
-            "by_optimal_steps": [{"optimal_steps": L, **stats(v)} for L, v in sorted(by_length.items())],
+            "regret_curve": summaries.regret_curve(rows),
+            "actions_per_episode": summaries.actions_per_episode(rows, COUNTERS),
+            "by_optimal_steps": [
+                {"optimal_steps": L, **stats(v)}
+                for L, v in summaries.grouped(rows, lambda e: e["metrics"]["optimal_steps"]).items()
+            ],
             "by_length_band": [
-                {"optimal_steps": band, **stats(v)}
-                for band, v in sorted(by_band.items(), key=lambda kv: int(kv[0].split("-")[0]))
+                {"optimal_steps": f"{low}-{low + 9}", **stats(v)} for low, v in summaries.grouped(rows, band).items()
             ],
         }
 
