@@ -60,8 +60,8 @@ def layout(width: int, height: int, size: int) -> Layout:
 
 
 @lru_cache(maxsize=32)
-def _base(width: int, height: int, kind: str, labels: bool, size: int) -> Image.Image:
-    # Everything that does not depend on where the geoms are; copied for each frame.
+def board_base(width: int, height: int, kind: str, labels: bool, size: int) -> Image.Image:
+    """Frame, title, empty grid and edge labels: everything but the pieces; callers draw on a copy."""
     board = Board(width, height)
     lay = layout(width, height, size)
     background, title = KINDS[kind]
@@ -94,7 +94,7 @@ def render_board(
     """PNG bytes of `pieces` on `board`, framed as `kind` ("past", "current" or "goal")."""
     if kind not in KINDS:
         raise ValueError(f"unknown image kind {kind!r}; known: {', '.join(KINDS)}")
-    img = _base(board.width, board.height, kind, labels, size).copy()
+    img = board_base(board.width, board.height, kind, labels, size).copy()
     draw = ImageDraw.Draw(img)
     lay = layout(board.width, board.height, size)
     if labels:

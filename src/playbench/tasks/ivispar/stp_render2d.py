@@ -8,42 +8,16 @@ labels are on.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from PIL import ImageDraw
 
-from PIL import Image, ImageDraw
-
-from playbench.render.draw2d import contrast_text, draw_centered_text, get_font, to_png
-from playbench.tasks.ivispar.board import Board, get_board
-from playbench.tasks.ivispar.render2d import GRID, KINDS, TILE, layout
+from playbench.render.draw2d import draw_centered_text, get_font, to_png
+from playbench.tasks.ivispar.board import Board
+from playbench.tasks.ivispar.render2d import KINDS, board_base, layout
 
 TILE_FILL = (238, 214, 170)
 TILE_EDGE = (120, 90, 50)
 NUMBER_INK = (40, 30, 20)
 FREE_LABEL = (150, 150, 150)
-
-
-@lru_cache(maxsize=32)
-def _base(width: int, height: int, kind: str, labels: bool, size: int) -> Image.Image:
-    # frame, title, empty grid and edge labels: everything but the tiles
-    board = get_board(width, height)
-    lay = layout(width, height, size)
-    background, title = KINDS[kind]
-    img = Image.new("RGB", (size, size), background)
-    draw = ImageDraw.Draw(img)
-    ink = contrast_text(background)
-    draw_centered_text(draw, (size / 2, lay.header / 2), title, get_font(round(lay.header * 0.62)), ink)
-    line = max(1, lay.tile // 60)
-    for cell in range(board.cells):
-        draw.rectangle(lay.tile_box(board, cell), fill=TILE, outline=GRID, width=line)
-    if labels:
-        font = get_font(max(8, round(min(lay.tile * 0.3, size * 0.05))))
-        below = lay.y0 + lay.tile * height + lay.margin / 2
-        for col, letter in enumerate(board.column_letters):
-            draw_centered_text(draw, (lay.x0 + (col + 0.5) * lay.tile, below), letter, font, ink)
-        for row in range(height):
-            y = lay.y0 + (height - 1 - row + 0.5) * lay.tile
-            draw_centered_text(draw, (lay.x0 - lay.margin / 2, y), str(row + 1), font, ink)
-    return img
 
 
 def render_tiles_2d(
@@ -52,7 +26,7 @@ def render_tiles_2d(
     """PNG bytes of numbered `tiles` [(cell, number)] on `board`, framed as `kind`."""
     if kind not in KINDS:
         raise ValueError(f"unknown image kind {kind!r}; known: {', '.join(KINDS)}")
-    img = _base(board.width, board.height, kind, labels, size).copy()
+    img = board_base(board.width, board.height, kind, labels, size).copy()
     draw = ImageDraw.Draw(img)
     lay = layout(board.width, board.height, size)
     inset = max(1, round(lay.tile * 0.05))
