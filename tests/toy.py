@@ -88,3 +88,58 @@ class WalkTask(Task):
         if self.pos == self.inst.target:
             return None
         return "right" if self.inst.target > self.pos else "left"
+
+
+class RelayInstance(Instance):
+    secret: int
+
+
+class RelayTask(Task):
+    """Two roles with private views (AEC): the speaker sees a secret digit and says something; the
+    listener sees only what was said and must answer the digit."""
+
+    roles = ("speaker", "listener")
+    InstanceModel = RelayInstance
+
+    def instances(self, n, seed):
+        rng = random.Random(derive_seed("relay", seed))
+        return [RelayInstance(id=f"relay-{seed}-{i}", secret=rng.randrange(10), optimal_steps=2) for i in range(n or 4)]
+
+    def reset(self, instance):
+        self.inst, self.turn, self.said, self.answer = instance, 0, "", None
+
+    def current_role(self):
+        return self.roles[self.turn % 2]
+
+    def observe(self, role):
+        if role == "speaker":
+            text = f"The secret digit is {self.inst.secret}. Tell the listener."
+        else:
+            text = f"The speaker said: {self.said!r}. Which digit?"
+        return Observation(role=role, parts=[TextPart(text)], instructions=f"You are the {role}.",
+                           legal_actions=[str(d) for d in range(10)], step=self.turn)
+
+    def step(self, action_text):
+        role = self.current_role()
+        self.turn += 1
+        if role == "speaker":
+            self.said = action_text[:200]
+            return StepResult(Validity.EFFECTIVE, "message passed on")
+        digits = [c for c in action_text if c.isdigit()]
+        if not digits:
+            return StepResult(Validity.UNPARSEABLE, "no digit in the answer")
+        self.answer = int(digits[-1])
+        return StepResult(Validity.EFFECTIVE, f"answered {self.answer}")
+
+    @property
+    def done(self):
+        return self.answer is not None or self.turn >= 4
+
+    def outcome(self):
+        return EpisodeResult(success=self.answer == self.inst.secret, steps=self.turn, metrics={})
+
+    def oracle_action(self, role):
+        if role == "speaker":
+            return f"it is {self.inst.secret}"
+        digits = [c for c in self.said if c.isdigit()]
+        return digits[-1] if digits else "0"
