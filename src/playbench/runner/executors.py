@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from playbench.core.errors import ConfigError
 from playbench.runner.episode import EpisodeJob, EpisodeOutput, run_episode
@@ -53,10 +53,21 @@ class LocalExecutor:
             await pool.aclose()
 
 
-EXECUTORS: dict[str, Callable[[int], Executor]] = {"local": LocalExecutor}
+def _make_local(concurrency: int, **options: Any) -> Executor:
+    return LocalExecutor(concurrency)
 
 
-def make_executor(name: str, concurrency: int) -> Executor:
+def _make_ray(concurrency: int, **options: Any) -> Executor:
+    from playbench.runner.ray_executor import RayExecutor  # Ray is an optional extra
+
+    return RayExecutor(concurrency, **options)
+
+
+EXECUTORS: dict[str, Callable[..., Executor]] = {"local": _make_local, "ray": _make_ray}
+
+
+def make_executor(name: str, concurrency: int, **options: Any) -> Executor:
+    """`options` are executor-specific, e.g. `address` for Ray (from `--ray-address`)."""
     if name not in EXECUTORS:
-        raise ConfigError(f"unknown executor '{name}' (available here: {', '.join(sorted(EXECUTORS))})")
-    return EXECUTORS[name](concurrency)
+        raise ConfigError(f"unknown executor '{name}' (available: {', '.join(sorted(EXECUTORS))})")
+    return EXECUTORS[name](concurrency, **options)

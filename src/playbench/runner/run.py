@@ -37,6 +37,7 @@ class RunConfig:
     trials: int = 1
     concurrency: int = 1
     executor: str = "local"
+    executor_options: dict[str, Any] = field(default_factory=dict)  # e.g. {"address": "ray://..."}
     task_options: dict[str, Any] = field(default_factory=dict)  # "key" or "task/id:key" -> value
     models: ModelSettings = field(default_factory=ModelSettings)
     save_images: bool = True
@@ -211,7 +212,7 @@ async def execute(
             "skipped_finished": len(jobs) - len(todo),
         },
     )
-    executor = executor or make_executor(config.executor, config.concurrency)
+    executor = executor or make_executor(config.executor, config.concurrency, **config.executor_options)
     finished = 0
 
     def on_result(output: EpisodeOutput) -> None:
