@@ -102,9 +102,10 @@ def test_task_crash_is_recorded_and_run_goes_on(out_dir):
     assert crashed and len(records) == 5
     assert all("crashed on purpose" in r["error"] and not r["success"] for r in crashed)
     assert summary["tasks"]["toy/walk"]["errors"] == len(crashed)
-    # errored episodes count as finished unless asked to retry them
+    # errored episodes run again on resume (and crash again here), unless kept
+    assert run(cfg)["run_this_time"] == len(crashed)
+    cfg.retry_errors = False
     assert run(cfg)["run_this_time"] == 0
-    cfg.retry_errors = True
     cfg.task_options = {"crash_on": "nothing-matches"}
     with pytest.raises(ConfigError):  # the options are part of the run's identity
         run(cfg)
@@ -120,7 +121,6 @@ def test_retry_errors_reruns_and_last_record_wins(tmp_path):
     assert "no actions for instance 'walk-0-1'" in recs["walk-0-1"]["error"]
     with replay.open("a") as fh:
         fh.write(json.dumps({"instance_id": "walk-0-1", "actions": ["left"] * 10}) + "\n")
-    cfg.retry_errors = True
     assert run(cfg)["run_this_time"] == 1
     final = {r["instance_id"]: r for r in RunStore(out).records()}
     assert final["walk-0-1"]["error"] is None

@@ -109,7 +109,10 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
     )
     o = run.add_argument_group("output")
     o.add_argument("--no-images", action="store_true", help="do not save observation images beside trajectories")
-    o.add_argument("--retry-errors", action="store_true", help="re-run finished episodes that ended with an error")
+    o.add_argument(
+        "--keep-errors", action="store_true",
+        help="on resume, keep episodes that ended with an error instead of running them again",
+    )
 
 
 # ---------------------------------------------------------------- commands
@@ -196,7 +199,7 @@ def make_run_config(args: argparse.Namespace) -> Any:
             cache_path=cache,
         ),
         save_images=not args.no_images,
-        retry_errors=args.retry_errors,
+        retry_errors=not args.keep_errors,
     )
 
 

@@ -41,7 +41,7 @@ class RunConfig:
     task_options: dict[str, Any] = field(default_factory=dict)  # "key" or "task/id:key" -> value
     models: ModelSettings = field(default_factory=ModelSettings)
     save_images: bool = True
-    retry_errors: bool = False
+    retry_errors: bool = True  # an errored episode runs again on resume; its last record wins
     instance_ids: list[str] | None = None  # play only these instances of the set
 
     def to_dict(self) -> dict[str, Any]:

@@ -43,7 +43,7 @@ class RunStore:
                 fh.truncate(cut)
 
     def records(self) -> list[dict[str, Any]]:
-        """Every finished episode once; if an episode was re-run (--retry-errors) the last line wins."""
+        """Every finished episode once; if an errored episode was re-run, the last line wins."""
         if not self.episodes_path.exists():
             return []
         by_key: dict[EpisodeKey, dict[str, Any]] = {}
