@@ -119,3 +119,27 @@ def test_response_cache_avoids_repeat_requests(tmp_path):
         assert len(srv.requests) == n_first
     recs = records(tmp_path / "b")
     assert all(r["success"] and r["usage"]["cached_calls"] == r["steps"] for r in recs)
+
+
+def test_model_sweep_runs_each_model_into_its_own_directory_with_one_provider_budget(tmp_path):
+    out = tmp_path / "sweep"
+    with ScriptedServer(walker, latency=0.05) as srv:
+        code = main(["run", "toy/walk", "--agent", "llm", "--model", "openai:model-a", "--model", "openai:model-b",
+                     "--base-url", srv.base_url, "--episodes", "4", "--concurrency", "4",
+                     "--model-concurrency", "3", "--out", str(out)])
+        peak = srv.max_in_flight
+        by_model = {b["model"] for b in srv.requests}
+    assert code == 0
+    assert by_model == {"model-a", "model-b"}
+    # two models x 4 concurrent episodes would allow 8 requests at once; the shared budget keeps 3
+    assert 2 <= peak <= 3
+    for name in ("openai_model-a", "openai_model-b"):
+        recs = records(out / name)
+        assert len(recs) == 4 and all(r["success"] for r in recs)
+        assert {r["model"] for r in recs} == {name.replace("_", ":", 1)}
+
+
+def test_sweep_needs_the_llm_agent(capsys, tmp_path):
+    code = main(["run", "toy/walk", "--agent", "random", "--model", "openai:a", "--model", "openai:b",
+                 "--out", str(tmp_path)])
+    assert code == 2 and "several --model values need --agent llm" in capsys.readouterr().err

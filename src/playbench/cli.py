@@ -82,13 +82,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--agent", required=True, help="random | oracle | replay:FILE | human | llm")
-    run.add_argument("--model", default=None, help="provider:model for the llm agent, e.g. openai:gpt-4o")
+    run.add_argument(
+        "--model", action="append", default=None,
+        help="provider:model for the llm agent, e.g. openai:gpt-4o; repeat it to sweep several models",
+    )
     run.add_argument("--episodes", type=int, default=None, help="instances per task (default: the task's set)")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--trials", type=int, default=1, help="runs per instance")
     run.add_argument("--out", default=None, help="run directory (default: runs/<agent>[-<model>]-s<seed>)")
     run.add_argument("--concurrency", type=int, default=1, help="episodes in flight at once")
-    run.add_argument("--executor", default="local")
+    run.add_argument("--executor", default="local", help="local (asyncio in this process) or ray")
+    run.add_argument("--ray-address", default=None, help="Ray cluster to join (default: start a local one)")
     _add_task_options(run)
     g = run.add_argument_group("llm agent")
     g.add_argument("--history", type=int, default=None, help="past exchanges kept in the conversation (default 0)")
@@ -155,9 +159,12 @@ def _agent_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
+
+
 def _default_out(agent: str, model: str | None, seed: int) -> str:
-    label = agent if model is None else f"{agent}-{model}"
-    return f"runs/{re.sub(r'[^A-Za-z0-9_.-]+', '_', label)}-s{seed}"
+    return f"runs/{_slug(agent if model is None else f'{agent}-{model}')}-s{seed}"
 
 
 def _load_prices(path: str | None) -> dict[str, Any]:
@@ -168,44 +175,63 @@ def _load_prices(path: str | None) -> dict[str, Any]:
     return load_prices(path)
 
 
-def make_run_config(args: argparse.Namespace) -> Any:
+def make_run_configs(args: argparse.Namespace) -> list[Any]:
+    """One RunConfig, or one per `--model` value (a sweep), each in its own directory."""
     from playbench.agents import parse_agent
     from playbench.runner.models import ModelSettings
     from playbench.runner.run import RunConfig
 
-    agent = parse_agent(args.agent, args.model, _agent_options(args))
-    if args.model is not None:
-        from playbench.models import make_model
-
-        make_model(args.model, base_url=args.base_url)  # fail fast on a bad spec or a missing key
+    models: list[str | None] = list(dict.fromkeys(args.model)) if args.model else [None]
+    if len(models) > 1 and args.agent != "llm":
+        raise ConfigError("several --model values need --agent llm")
     cache = str(Path(args.cache).expanduser()) if args.cache else None
-    return RunConfig(
-        tasks=list(args.tasks),
-        agents={"*": agent},
-        out=args.out or _default_out(args.agent, args.model, args.seed),
-        episodes=args.episodes,
-        seed=args.seed,
-        trials=args.trials,
-        concurrency=args.concurrency,
-        executor=args.executor,
-        task_options=parse_assignments(args.sets),
-        models=ModelSettings(
-            base_url=args.base_url,
-            concurrency=args.model_concurrency,
-            max_retries=args.max_retries,
-            retry_base_delay=args.retry_delay,
-            timeout=args.timeout,
-            prices=_load_prices(args.prices),
-            cache_path=cache,
-        ),
-        save_images=not args.no_images,
-        retry_errors=not args.keep_errors,
+    settings = ModelSettings(
+        base_url=args.base_url,
+        concurrency=args.model_concurrency,
+        max_retries=args.max_retries,
+        retry_base_delay=args.retry_delay,
+        timeout=args.timeout,
+        prices=_load_prices(args.prices),
+        cache_path=cache,
     )
+    configs = []
+    for model in models:
+        agent = parse_agent(args.agent, model, _agent_options(args))
+        if model is not None:
+            from playbench.models import make_model
+
+            make_model(model, base_url=args.base_url)  # fail fast on a bad spec or a missing key
+        if len(models) == 1:
+            out = args.out or _default_out(args.agent, model, args.seed)
+        else:
+            out = str(Path(args.out or f"runs/sweep-s{args.seed}") / _slug(model or ""))
+        configs.append(
+            RunConfig(
+                tasks=list(args.tasks),
+                agents={"*": agent},
+                out=out,
+                episodes=args.episodes,
+                seed=args.seed,
+                trials=args.trials,
+                concurrency=args.concurrency,
+                executor=args.executor,
+                executor_options={"address": args.ray_address} if args.executor == "ray" else {},
+                task_options=parse_assignments(args.sets),
+                models=settings,
+                save_images=not args.no_images,
+                retry_errors=not args.keep_errors,
+            )
+        )
+    return configs
 
 
-def execute_with_progress(config: Any, argv: list[str] | None = None, label: str | None = None) -> dict[str, Any]:
-    from playbench.runner.run import execute
+def execute_with_progress(
+    configs: Any, argv: list[str] | None = None, label: str | None = None
+) -> list[dict[str, Any]]:
+    """Run one configuration or several at once (a model sweep), with a progress bar each."""
+    from playbench.runner.run import execute_many
 
+    configs = configs if isinstance(configs, list) else [configs]
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -216,34 +242,36 @@ def execute_with_progress(config: Any, argv: list[str] | None = None, label: str
         console=err_console,
         disable=not err_console.is_terminal,
     )
-    counts = {"solved": 0, "errors": 0}
-    bar = None
 
-    def on_progress(output: Any, done: int, total: int) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = progress.add_task(label or config.out, total=total, solved=0, errors=0)
-        counts["solved"] += bool(output.record["success"])
-        counts["errors"] += output.record["error"] is not None
-        progress.update(bar, completed=done, **counts)
+    def tracker(name: str) -> Any:
+        state: dict[str, Any] = {"bar": None, "solved": 0, "errors": 0}
 
+        def on_progress(output: Any, done: int, total: int) -> None:
+            if state["bar"] is None:
+                state["bar"] = progress.add_task(name, total=total, solved=0, errors=0)
+            state["solved"] += bool(output.record["success"])
+            state["errors"] += output.record["error"] is not None
+            progress.update(state["bar"], completed=done, solved=state["solved"], errors=state["errors"])
+
+        return on_progress
+
+    callbacks = [tracker(label or c.out) for c in configs]
     with progress:
-        summary = asyncio.run(execute(config, on_progress=on_progress, argv=argv))
-    done_now = summary.get("run_this_time", 0)
-    err_console.print(
-        f"{config.out}: {summary['episodes']} episodes on record ({done_now} run now, "
-        f"{summary['planned'] - done_now if summary['planned'] >= done_now else 0} already done)",
-        highlight=False,
-    )
-    return summary
+        summaries = asyncio.run(execute_many(configs, on_progress=callbacks, argv=argv))
+    for config, summary in zip(configs, summaries, strict=True):
+        done_now = summary.get("run_this_time", 0)
+        err_console.print(
+            f"{config.out}: {summary['episodes']} episodes on record ({done_now} run now)", highlight=False
+        )
+    return summaries
 
 
 def cmd_run(args: argparse.Namespace, argv: list[str]) -> int:
     from playbench.report.tables import load_run, print_table
 
-    config = make_run_config(args)
-    execute_with_progress(config, argv=["playbench", *argv])
-    print_table([load_run(config.out)])
+    configs = make_run_configs(args)
+    execute_with_progress(configs, argv=["playbench", *argv])
+    print_table([load_run(c.out) for c in configs])
     return 0
 
 

@@ -31,15 +31,16 @@ class LocalExecutor:
 
     name = "local"
 
-    def __init__(self, concurrency: int = 1) -> None:
+    def __init__(self, concurrency: int = 1, pool: ModelPool | None = None) -> None:
         if concurrency < 1:
             raise ConfigError(f"--concurrency must be at least 1 (got {concurrency})")
         self.concurrency = concurrency
+        self.shared_pool = pool  # owned by the caller (several runs sharing model budgets)
 
     async def run(
         self, jobs: Sequence[EpisodeJob], settings: ModelSettings, on_result: ResultCallback, save_images: bool
     ) -> None:
-        pool = ModelPool(settings)
+        pool = self.shared_pool or ModelPool(settings)
         gate = asyncio.Semaphore(self.concurrency)
 
         async def one(job: EpisodeJob) -> None:
@@ -50,7 +51,8 @@ class LocalExecutor:
         try:
             await asyncio.gather(*(one(job) for job in jobs))
         finally:
-            await pool.aclose()
+            if self.shared_pool is None:
+                await pool.aclose()
 
 
 def _make_local(concurrency: int, **options: Any) -> Executor:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from playbench.models.base import ChatModel
+from playbench.models.base import ChatModel, GenerationParams, Message, ModelResponse
 
 
 @dataclass
@@ -22,13 +23,41 @@ class ModelSettings:
         return asdict(self)
 
 
-class ModelPool:
-    """One ChatModel per spec per process, so the per-model concurrency cap holds across episodes."""
+class _ProviderGated(ChatModel):
+    """A model whose calls also take a slot of a budget shared by every model of its provider."""
 
-    def __init__(self, settings: ModelSettings | None = None) -> None:
+    def __init__(self, inner: ChatModel, gates: dict[str, asyncio.Semaphore], size: int) -> None:
+        super().__init__(inner.model)
+        self.provider = inner.provider
+        self.inner, self.gates, self.size = inner, gates, size
+
+    async def generate(self, messages: list[Message], params: GenerationParams) -> ModelResponse:
+        gate = self.gates.get(self.provider)
+        if gate is None:  # created lazily so it belongs to the running event loop
+            gate = self.gates[self.provider] = asyncio.Semaphore(self.size)
+        async with gate:
+            return await self.inner.generate(messages, params)
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.inner.describe(), "provider_budget": self.size}
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class ModelPool:
+    """One ChatModel per spec per process, so the per-model concurrency cap holds across episodes.
+
+    With `share_provider_budget`, every model of one provider also shares one budget of
+    `settings.concurrency` requests in flight (a sweep over several models of one API or server).
+    """
+
+    def __init__(self, settings: ModelSettings | None = None, share_provider_budget: bool = False) -> None:
         self.settings = settings or ModelSettings()
         self._models: dict[str, ChatModel] = {}
         self._cache = None
+        self.share_provider_budget = share_provider_budget
+        self._gates: dict[str, asyncio.Semaphore] = {}
 
     def get(self, spec: str) -> ChatModel:
         if spec not in self._models:
@@ -47,6 +76,8 @@ class ModelPool:
                 prices=s.prices or None,
                 cache=self._cache,
             )
+            if self.share_provider_budget:
+                self._models[spec] = _ProviderGated(self._models[spec], self._gates, s.concurrency)
         return self._models[spec]
 
     def describe(self) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import platform
 import subprocess
@@ -233,3 +234,36 @@ async def execute(
         summary["run_this_time"] = finished
         store.write_json("summary.json", summary)
     return summary
+
+
+async def execute_many(
+    configs: list[RunConfig],
+    on_progress: list[Callable[[EpisodeOutput, int, int], None] | None] | None = None,
+    argv: list[str] | None = None,
+) -> list[dict[str, Any]]:
+    """Run several configurations at once (a sweep over models), each into its own directory.
+
+    With the local executor all runs share one ModelPool whose per-provider budget
+    (`ModelSettings.concurrency` requests in flight) covers every model of that provider.
+    Other executors run the configurations one after another.
+    """
+    if not configs:
+        return []
+    callbacks = on_progress or [None] * len(configs)
+    if any(c.executor != "local" for c in configs):
+        return [await execute(c, on_progress=cb, argv=argv) for c, cb in zip(configs, callbacks, strict=True)]
+    from playbench.runner.executors import LocalExecutor
+    from playbench.runner.models import ModelPool
+
+    pool = ModelPool(configs[0].models, share_provider_budget=True)
+    try:
+        return list(
+            await asyncio.gather(
+                *(
+                    execute(c, executor=LocalExecutor(c.concurrency, pool=pool), on_progress=cb, argv=argv)
+                    for c, cb in zip(configs, callbacks, strict=True)
+                )
+            )
+        )
+    finally:
+        await pool.aclose()
