@@ -1,0 +1,145 @@
+"""Throughput at high concurrency: llm episodes against a model answering after a fixed 100 ms.
+
+For each concurrency C in 1, 8, 32, 128, 256 it runs 2·C text episodes of ivispar/sgp (every reply is
+an illegal command, so each episode takes the full 20 steps) and prints steps per second, the ratio
+to the ideal C / latency, CPU per step and memory per concurrent episode. Two paths, as in
+bench_harness.py: over HTTP (real openai SDK, scripted server in its own process) and in process
+(a model object that sleeps, so the figures are playbench's own). Each measurement runs in a fresh
+process so its peak RSS can be attributed: memory per episode = (peak RSS − peak RSS at C = 1) / C.
+Goal: ≥ 95% of ideal at 128 concurrent episodes, < 5 MB per concurrent text episode.
+
+    .venv/bin/python benchmarks/bench_throughput.py [--latency 0.1] [--levels 1,8,32,128,256]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPLY = "Let me think.\naction: move purple cube up"
+
+
+def one(mode: str, concurrency: int, latency: float, base_url: str) -> dict:
+    from playbench.agents import AgentSpec
+    from playbench.core.types import Usage
+    from playbench.models.base import ChatModel, GenerationParams, Message, ModelResponse
+    from playbench.runner.models import ModelPool, ModelSettings
+    from playbench.runner.run import RunConfig, execute
+
+    class SleepingModel(ChatModel):
+        provider = "sleep"
+
+        async def generate(self, messages: list[Message], params: GenerationParams) -> ModelResponse:
+            await asyncio.sleep(latency)
+            return ModelResponse(REPLY, Usage(calls=1, cost=None))
+
+    if mode == "memory":
+        model = SleepingModel("sleep")
+        ModelPool.get = lambda self, spec: model  # type: ignore[method-assign]
+    else:  # warm up: SDK import and first connection are one-off costs, not per-step ones
+        from playbench.models import make_model
+
+        async def warm() -> None:
+            m = make_model("openai:scripted", base_url=base_url)
+            await m.generate([Message.text("user", "hi")], GenerationParams())
+            await m.aclose()
+
+        asyncio.run(warm())
+    from playbench.tasks.ivispar.sgp import SlidingGeomTask
+
+    SlidingGeomTask().instances(1, 0)  # task import and solver tables, also one-off
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = RunConfig(
+            ["ivispar/sgp"],
+            {"*": AgentSpec("llm", "openai:scripted")},
+            str(Path(tmp) / "run"),
+            episodes=2 * concurrency,
+            concurrency=concurrency,
+            models=ModelSettings(base_url=base_url, concurrency=concurrency, timeout=60),
+        )
+        t0, c0 = time.perf_counter(), time.process_time()
+        asyncio.run(execute(cfg))
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        recs = [json.loads(x) for x in (Path(tmp) / "run" / "episodes.jsonl").read_text().splitlines()]
+    steps = sum(r["steps"] for r in recs)
+    return {
+        "steps": steps,
+        "errors": sum(1 for r in recs if r["error"]),
+        "wall": wall,
+        "cpu": cpu,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def measure(mode: str, concurrency: int, latency: float, base_url: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, __file__, "--one", mode, str(concurrency), str(latency), base_url],
+        capture_output=True, text=True, check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--latency", type=float, default=0.1)
+    ap.add_argument("--levels", default="1,8,32,128,256")
+    ap.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one:
+        mode, conc, latency, base_url = args.one
+        print(json.dumps(one(mode, int(conc), float(latency), base_url)))
+        return
+
+    levels = [int(x) for x in args.levels.split(",")]
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "playbench.testing.scripted_server", "--port", str(port), "--reply", REPLY,
+         "--latency", str(args.latency)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        for mode, title in (("memory", "in process (model sleeps; playbench only)"),
+                            ("http", "over HTTP (openai SDK, scripted server in its own process)")):
+            print(f"\n{title}, latency {1000 * args.latency:.0f} ms")
+            print(f"{'conc':>5} {'steps/s':>9} {'ideal':>7} {'ratio':>7} {'CPU/step':>9} {'MB/episode':>11}  errors")
+            base_rss = None
+            for conc in levels:
+                m = measure(mode, conc, args.latency, base_url)
+                rate, ideal = m["steps"] / m["wall"], conc / args.latency
+                if base_rss is None:
+                    base_rss = m["rss_mb"]
+                per_episode = (m["rss_mb"] - base_rss) / conc if conc > levels[0] else float("nan")
+                flag = ""
+                if conc == 128:
+                    flag = "  <- goal >= 95%" + (" ok" if rate / ideal >= 0.95 else " MISSED")
+                print(f"{conc:>5} {rate:>9.0f} {ideal:>7.0f} {100 * rate / ideal:>6.1f}% "
+                      f"{1000 * m['cpu'] / m['steps']:>7.2f}ms {per_episode:>10.2f}  {m['errors']}{flag}")
+    finally:
+        server.terminate()
+        server.wait()
+    print("\nmemory goal: < 5 MB per concurrent text episode")
+
+
+if __name__ == "__main__":
+    main()
