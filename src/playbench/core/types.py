@@ -61,12 +61,14 @@ class Usage:
     calls: int = 0
     cost: float | None = 0.0
     cached_calls: int = 0
+    retries: int = 0  # attempts that failed and were retried (429, 5xx, timeouts, malformed replies)
 
     def add(self, other: Usage) -> None:
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
         self.calls += other.calls
         self.cached_calls += other.cached_calls
+        self.retries += other.retries
         # cost becomes unknown as soon as one call has no price
         self.cost = None if self.cost is None or other.cost is None else self.cost + other.cost
 
@@ -76,6 +78,7 @@ class Usage:
             "output_tokens": self.output_tokens,
             "calls": self.calls,
             "cached_calls": self.cached_calls,
+            "retries": self.retries,
             "cost": None if self.cost is None else round(self.cost, 8),
         }
 

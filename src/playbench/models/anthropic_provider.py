@@ -108,9 +108,13 @@ class AnthropicModel(RemoteChatModel):
 
     async def _send(self, client: anthropic.AsyncAnthropic, request: dict[str, Any]) -> _Reply:
         response = await client.messages.create(**request)
-        blocks = response.content or []
+        blocks = response.content
         if not isinstance(blocks, list):
             raise MalformedReply("the response has no content list")
+        if not blocks:
+            # The API's counterpart of OpenAI's empty `choices`: nothing the task could even judge.
+            stop = getattr(response, "stop_reason", None)
+            raise MalformedReply(f"the response has no content blocks (stop_reason={stop})")
         # Thinking and tool-use blocks are not the answer; the text blocks together are.
         text = "".join(getattr(b, "text", "") or "" for b in blocks if getattr(b, "type", None) == "text")
         usage = response.usage

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import random
 from abc import abstractmethod
@@ -54,7 +55,20 @@ def _check_base_url(url: str, provider: str) -> str:
 
 
 class MalformedReply(Exception):
-    """A 2xx response the backend cannot use (no choices, no content...). Not retried."""
+    """A 2xx response the backend cannot use (no choices, no content blocks...).
+
+    Retried like a 5xx: a well-formed request that comes back empty is a glitch on the server's
+    side (an overloaded replica, a filter that ate the output, a proxy), and the same request
+    usually succeeds; max_retries bounds what that costs when it does not.
+    """
+
+
+def _is_connect_failure(exc: BaseException | None) -> bool:
+    # By class name, because the SDKs' HTTP library has been renamed (httpx -> httpx2) and may be again.
+    return exc is not None and (
+        isinstance(exc, ConnectionRefusedError)
+        or any(c.__name__ in ("ConnectError", "ConnectTimeout") for c in type(exc).__mro__)
+    )
 
 
 @dataclass
@@ -260,9 +274,20 @@ class RemoteChatModel(ChatModel):
         if isinstance(exc, sdk.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             detail = f"{type(cause).__name__}: {cause}" if cause is not None else exc.message
-            return _Failure(f"cannot connect to {self.endpoint} ({detail})", retryable=True)
+            if cause is None or _is_connect_failure(cause):
+                return _Failure(f"cannot connect to {self.endpoint} ({detail})", retryable=True)
+            # Connected, then lost: a server that crashed or closed mid-request, not a wrong address.
+            return _Failure(
+                f"connection to {self.endpoint} closed without a complete response ({detail})", retryable=True
+            )
         if isinstance(exc, MalformedReply):
-            return _Failure(f"unusable response from {self.endpoint}: {exc}", retryable=False)
+            return _Failure(f"unusable response from {self.endpoint}: {exc}", retryable=True)
+        if isinstance(exc, json.JSONDecodeError):
+            # The SDKs parse a 2xx body with a bare json.loads, so a body cut short arrives here raw.
+            return _Failure(
+                f"malformed response from {self.endpoint}: the body is not valid JSON (truncated?): {exc}",
+                retryable=True,
+            )
         if isinstance(exc, sdk.APIResponseValidationError):
             return _Failure(
                 f"malformed response from {self.endpoint} (HTTP {exc.status_code}): {exc.message}",
@@ -314,6 +339,7 @@ class RemoteChatModel(ChatModel):
             output_tokens=reply.output_tokens or 0,
             calls=1,
             cost=cost,
+            retries=attempt - 1,
         )
         return ModelResponse(text=reply.text, usage=usage)
 

@@ -130,7 +130,10 @@ async def run_episode(job: EpisodeJob, models: ModelPool, save_images: bool = Tr
                     "usage": action.usage.to_dict(),
                 }
             )
-    except (ModelError, PlaybenchError) as exc:
+    except ModelError as exc:
+        error = str(exc)
+        usage.retries += max(0, getattr(exc, "attempts", 0) - 1)  # the failed call's retries count too
+    except PlaybenchError as exc:
         error = str(exc)
     except Exception as exc:  # a bug in a task or agent must not take the whole run down
         error = f"{type(exc).__name__}: {exc}"

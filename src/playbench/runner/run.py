@@ -148,8 +148,12 @@ def summarize(records: list[dict[str, Any]], task_options: dict[str, dict[str, A
             u = r.get("usage") or {}
             usage.add(
                 Usage(
-                    u.get("input_tokens", 0), u.get("output_tokens", 0), u.get("calls", 0), u.get("cost"),
-                    u.get("cached_calls", 0),
+                    input_tokens=u.get("input_tokens", 0),
+                    output_tokens=u.get("output_tokens", 0),
+                    calls=u.get("calls", 0),
+                    cost=u.get("cost"),
+                    cached_calls=u.get("cached_calls", 0),
+                    retries=u.get("retries", 0),
                 )
             )
         entry: dict[str, Any] = {

@@ -16,13 +16,31 @@ Scripting:
   `(request_json) -> str`. A list that runs out is an error, not a loop: the server answers
   HTTP 400 "scripted replies exhausted" so a test that makes more calls than it scripted fails
   loudly (pass `cycle=True` to loop over the list instead). The callable runs in the server's
-  handler threads, possibly concurrently; it may raise `ScriptedFailure(status, message)` to answer
-  with that error. Any other exception becomes HTTP 400 (not 500) so a broken test responder fails
+  handler threads, possibly concurrently; it may raise `ScriptedFailure(status, message,
+  retry_after)` to answer with that error. Any other exception becomes HTTP 400 (not 500) so a broken test responder fails
   at once instead of being retried.
 - `latency`: seconds each model request waits before it is answered (each request has its own
   thread, so concurrent requests overlap rather than queue).
 - `failures`: HTTP statuses returned, in order, to the first model requests (with an error body in
   the provider's format), e.g. `[429, 500]`; `retry_after` adds a Retry-After header to them.
+- `faults`: what goes wrong with the model requests that follow the `failures`, one entry per
+  request in arrival order; once both lists are used up, requests are answered normally. A fault
+  never consumes a scripted reply, so the request that retries it gets the reply it was meant to.
+  Entries:
+  - an int: that HTTP status, exactly like an entry of `failures` (Retry-After from `retry_after`);
+  - `ScriptedFailure(status, message, retry_after=None)`: that status and message, with a
+    Retry-After header only if this entry gives one (e.g. a 429 with and one without);
+  - `"timeout"`: the request is held `fault_hold` seconds (set it above the client's timeout),
+    then the connection is closed without a response;
+  - `"drop"`: the connection is closed at once without a response;
+  - `"truncated"`: HTTP 200 whose JSON body stops halfway (the HTTP framing itself is correct,
+    as when a proxy or a crashing server cuts the payload: only the JSON is broken);
+  - `"empty_choices"`: HTTP 200 with a well-formed reply holding nothing: `choices: []`
+    (OpenAI) or `content: []` (Anthropic);
+  - `"no_action"`: HTTP 200 with a normal reply whose text (`NO_ACTION_REPLY`) holds no action;
+  - `None` (or `"ok"`): no fault, answer this request normally; a placeholder to put later
+    faults at chosen positions.
+  Faults are validated when the server is made. `srv.log[i].fault` names the fault a request got.
 - `require_key`: if set, requests must carry this key (Bearer or x-api-key) or get 401. The 401
   message quotes the presented key verbatim, on purpose: tests use it to prove that backends
   redact keys from their errors.
@@ -51,11 +69,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, cast
 
 IMAGE_TOKENS = 85
 
+# What the "no_action" fault answers: plausible model prose in which no task finds an action.
+NO_ACTION_REPLY = "I am not sure."
+
 Responder = str | Sequence[str] | Callable[[dict[str, Any]], str]
+
+FAULT_KINDS = frozenset({"timeout", "drop", "truncated", "empty_choices", "no_action", "ok"})
 
 _DATA_URI = re.compile(r"^data:(image/(?:png|jpeg|gif|webp));base64,(.*)$", re.DOTALL)
 _ANTHROPIC_MEDIA = {"image/png", "image/jpeg", "image/gif", "image/webp"}
@@ -63,12 +86,50 @@ _OPENAI_ROLES = {"system", "developer", "user", "assistant", "tool"}
 
 
 class ScriptedFailure(Exception):  # noqa: N818 - reads as what the responder wants: a failure
-    """Raised by a responder callable to answer a request with an HTTP error."""
+    """An HTTP error to answer with: raised by a responder callable, or an entry of `faults`.
 
-    def __init__(self, status: int, message: str = "") -> None:
+    `retry_after` (seconds) adds a Retry-After header; None sends none.
+    """
+
+    def __init__(self, status: int, message: str = "", retry_after: float | None = None) -> None:
         super().__init__(message or f"scripted failure (HTTP {status})")
         self.status = status
         self.message = message or f"scripted failure (HTTP {status})"
+        self.retry_after = retry_after
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Exception pickling replays only args; keep the status and header too.
+        return (type(self), (self.status, self.message, self.retry_after))
+
+    def __repr__(self) -> str:
+        return f"ScriptedFailure({self.status!r}, {self.message!r}, retry_after={self.retry_after!r})"
+
+
+Fault = int | ScriptedFailure | str | None
+
+
+def _check_fault(fault: object) -> Fault:
+    # bool is an int: True would silently become HTTP 1
+    if isinstance(fault, bool) or not (
+        fault is None
+        or isinstance(fault, int | ScriptedFailure)
+        or (isinstance(fault, str) and fault in FAULT_KINDS)
+    ):
+        raise ValueError(
+            f"unknown fault {fault!r}: expected an HTTP status, a ScriptedFailure, None or one of "
+            f"{', '.join(sorted(FAULT_KINDS))}"
+        )
+    if isinstance(fault, int) and not 100 <= fault <= 599:
+        raise ValueError(f"fault status {fault} is not an HTTP status")
+    return cast(Fault, fault)
+
+
+def _fault_name(fault: Fault) -> str | None:
+    if fault is None or fault == "ok":
+        return None
+    if isinstance(fault, ScriptedFailure):
+        return str(fault.status)
+    return str(fault)
 
 
 @dataclass
@@ -77,9 +138,10 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: Any
-    status: int = 0
+    status: int = 0  # stays 0 when no response was sent ("drop", "timeout")
     model_call: bool = False
     received_at: float = field(default_factory=time.monotonic)
+    fault: str | None = None  # the scripted failure or fault this request got, e.g. "429", "drop"
 
 
 def unused_port(host: str = "127.0.0.1") -> int:
@@ -345,6 +407,23 @@ class _Handler(BaseHTTPRequestHandler):
         self._headers_buffer.append(data)
         self.flush_headers()
 
+    def _drop(self) -> None:
+        """Close the connection without a response, as a crashed server or a proxy would."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def _send_truncated(self, payload: Any) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        data = data[: len(data) // 2]
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        # Content-Length matches the cut body: the HTTP exchange is complete, only the JSON is not.
+        self.send_header("Content-Length", str(len(data)))
+        self._headers_buffer.append(b"\r\n")
+        self._headers_buffer.append(data)
+        self.flush_headers()
+
     def _read_body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length > 0 else b""
@@ -405,11 +484,23 @@ class _Handler(BaseHTTPRequestHandler):
                 if presented != srv.require_key:
                     reply_error(401, f"Incorrect API key provided: {presented}")
                     return
-            failure = srv._next_failure()
-            if failure is not None:
-                status, n, total = failure
+            fault, n, total = srv._next_fault()
+            record.fault = _fault_name(fault)
+            if isinstance(fault, int):
                 extra = {"Retry-After": f"{srv.retry_after:g}"} if srv.retry_after is not None else None
-                reply_error(status, f"ScriptedServer: scripted failure {n} of {total} (HTTP {status})", extra)
+                reply_error(fault, f"ScriptedServer: scripted failure {n} of {total} (HTTP {fault})", extra)
+                return
+            if isinstance(fault, ScriptedFailure):
+                extra = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else None
+                reply_error(fault.status, fault.message, extra)
+                return
+            if fault == "drop":
+                self._drop()
+                return
+            if fault == "timeout":
+                # An Event rather than sleep, so stop() releases held requests at once.
+                srv._stopping.wait(srv.fault_hold)
+                self._drop()
                 return
             if parse_error is not None:
                 reply_error(400, parse_error)
@@ -418,10 +509,15 @@ class _Handler(BaseHTTPRequestHandler):
             if problem is not None:
                 reply_error(400, problem)
                 return
+            if fault in ("truncated", "empty_choices", "no_action"):
+                self._send_fault_reply(protocol, body, str(fault), n)
+                record.status = 200
+                return
             try:
                 text = srv._reply_for(body)
             except ScriptedFailure as exc:
-                reply_error(exc.status, exc.message)
+                extra = {"Retry-After": f"{exc.retry_after:g}"} if exc.retry_after is not None else None
+                reply_error(exc.status, exc.message, extra)
                 return
             except Exception as exc:  # a broken test responder: fail fast, do not invite retries
                 reply_error(400, f"ScriptedServer responder raised {type(exc).__name__}: {exc}")
@@ -436,6 +532,25 @@ class _Handler(BaseHTTPRequestHandler):
             pass  # the client gave up (e.g. its timeout fired); nothing left to answer
         finally:
             srv._leave()
+
+    def _send_fault_reply(self, protocol: str, body: dict[str, Any], fault: str, n: int) -> None:
+        text = NO_ACTION_REPLY
+        payload = _openai_reply(body, text, n) if protocol == "openai" else _anthropic_reply(body, text, n)
+        # distinct ids, so a fault reply is never mistaken for scripted reply number n
+        payload["id"] = f"{payload['id']}-fault"
+        if fault == "truncated":
+            self._send_truncated(payload)
+            return
+        if fault == "empty_choices":
+            # Billed like a real empty answer: the prompt was read, nothing was generated.
+            p = prompt_tokens(body)
+            if protocol == "openai":
+                payload["choices"] = []
+                payload["usage"] = {"prompt_tokens": p, "completion_tokens": 0, "total_tokens": p}
+            else:
+                payload["content"] = []
+                payload["usage"] = {"input_tokens": p, "output_tokens": 0}
+        self._send_json(200, payload)
 
 
 def _openai_reply(body: dict[str, Any], text: str, n: int) -> dict[str, Any]:
@@ -487,6 +602,8 @@ class ScriptedServer:
         *,
         latency: float = 0.0,
         failures: Sequence[int] | None = None,
+        faults: Sequence[Fault] | None = None,
+        fault_hold: float = 2.0,
         cycle: bool = False,
         retry_after: float | None = None,
         require_key: str | None = None,
@@ -507,6 +624,8 @@ class ScriptedServer:
         self._cycle = itertools.cycle(self._replies) if cycle and self._replies else None
         self.latency = float(latency)
         self.failures = [int(s) for s in failures or []]
+        self.faults: list[Fault] = [_check_fault(f) for f in faults or []]
+        self.fault_hold = float(fault_hold)
         self.retry_after = retry_after
         self.require_key = require_key
         self.models = list(models) or ["scripted"]
@@ -521,6 +640,7 @@ class ScriptedServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self._conns: set[socket.socket] = set()
+        self._stopping = threading.Event()
         self._httpd: _HTTPServer | None = None
         self._bound_port: int | None = None
         self._thread: threading.Thread | None = None
@@ -530,6 +650,7 @@ class ScriptedServer:
     def start(self) -> ScriptedServer:
         if self._httpd is not None:
             return self
+        self._stopping.clear()
         httpd = _HTTPServer((self.host, self._port), _Handler)
         httpd.scripted = self
         self._httpd = httpd
@@ -544,6 +665,7 @@ class ScriptedServer:
         httpd, self._httpd = self._httpd, None
         if httpd is None:
             return
+        self._stopping.set()
         httpd.shutdown()
         httpd.server_close()
         # Idle keep-alive connections would otherwise hold their handler threads until timeout.
@@ -632,12 +754,14 @@ class ScriptedServer:
         with self._lock:
             self.in_flight -= 1
 
-    def _next_failure(self) -> tuple[int, int, int] | None:
+    def _next_fault(self) -> tuple[Fault, int, int]:
+        """(the next entry of failures + faults or None, its 1-based position, the script's length)."""
         with self._lock:
-            if self._failure_index >= len(self.failures):
-                return None
+            script = [*self.failures, *self.faults]
+            if self._failure_index >= len(script):
+                return None, 0, len(script)
             self._failure_index += 1
-            return self.failures[self._failure_index - 1], self._failure_index, len(self.failures)
+            return script[self._failure_index - 1], self._failure_index, len(script)
 
     def _reply_for(self, body: dict[str, Any]) -> str:
         if self._fn is not None:
@@ -676,6 +800,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--fail", type=int, action="append", default=[], help="HTTP status for the next request"
     )
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        help=f"after the --fail list, an HTTP status or one of {', '.join(sorted(FAULT_KINDS))}; repeatable",
+    )
+    parser.add_argument(
+        "--fault-hold", type=float, default=2.0, help="seconds a 'timeout' fault holds its request"
+    )
     parser.add_argument("--verbose", action="store_true", help="log every request")
     args = parser.parse_args(argv)
     replies = args.reply or ["ok"]
@@ -684,6 +817,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         cycle=True,
         latency=args.latency,
         failures=args.fail,
+        faults=[int(f) if f.isdigit() else f for f in args.fault],
+        fault_hold=args.fault_hold,
         host=args.host,
         port=args.port,
         verbose=args.verbose,
