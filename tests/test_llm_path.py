@@ -143,3 +143,23 @@ def test_sweep_needs_the_llm_agent(capsys, tmp_path):
     code = main(["run", "toy/walk", "--agent", "random", "--model", "openai:a", "--model", "openai:b",
                  "--out", str(tmp_path)])
     assert code == 2 and "several --model values need --agent llm" in capsys.readouterr().err
+
+
+def test_failed_episode_is_retried_on_resume_and_nothing_else_changes(tmp_path):
+    out = tmp_path / "resume"
+    with ScriptedServer(walker, faults=["drop", "drop"]) as srv:
+        cfg = RunConfig(
+            ["toy/walk"], {"*": AgentSpec("llm", "openai:s")}, str(out), episodes=3,
+            models=ModelSettings(base_url=srv.base_url, max_retries=1, retry_base_delay=0.01),
+        )
+        asyncio.run(execute(cfg))
+        first = (out / "episodes.jsonl").read_text().splitlines()
+        failed = [json.loads(x) for x in first if json.loads(x)["error"]]
+        assert len(failed) == 1 and failed[0]["usage"]["retries"] == 1
+        summary = asyncio.run(execute(cfg))
+    assert summary["run_this_time"] == 1
+    lines = (out / "episodes.jsonl").read_text().splitlines()
+    assert lines[:3] == first  # append-only: earlier lines untouched
+    rerun = json.loads(lines[3])
+    assert rerun["instance_id"] == failed[0]["instance_id"] and rerun["error"] is None and rerun["success"]
+    assert summary["tasks"]["toy/walk"]["episodes"] == 3 and summary["tasks"]["toy/walk"]["errors"] == 0
