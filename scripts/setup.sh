@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Sets up playbench in ./.venv: system libraries for the renderer (when root on Debian/Ubuntu),
-# a virtual environment, and the package. `--dev` adds the test tools.
+# a virtual environment, and the package. `--dev` adds the test tools and Ray (its tests run in CI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 extras=""
 for arg in "$@"; do
   case "$arg" in
-    --dev) extras="dev" ;;
+    --dev) extras="dev,ray" ;;  # the tests cover the Ray executor too
     *) echo "setup.sh: unknown option '$arg' (accepted: --dev)" >&2; exit 2 ;;
   esac
 done
