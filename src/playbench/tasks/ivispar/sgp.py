@@ -11,8 +11,8 @@ from pydantic import ValidationError
 
 from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, Task, TaskConfig
-from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
-from playbench.tasks.ivispar import prompts, render2d, summaries
+from playbench.core.types import EpisodeResult, Observation, StepResult, Validity
+from playbench.tasks.ivispar import prompts, render2d, summaries, views
 from playbench.tasks.ivispar.actions import FORMAT_HINT, ParseFailure, parse_move
 from playbench.tasks.ivispar.board import (
     DIR_INDEX,
@@ -295,27 +295,16 @@ class SlidingGeomTask(Task):
         self._require_episode()
         if role not in self.roles:
             raise ValueError(f"unknown role {role!r}; this task has only 'player'")
-        visual = self.config.modality != "text"
-        parts: list[Part] = []
-        if visual:
-            parts.append(TextPart(self._guide))
-
-        def show(title: str, state: State, kind: str) -> None:
-            if visual:
-                parts.append(TextPart(f"{title}:"))
-                parts.append(ImagePart(self.image(state, kind), label=kind))
-            else:
-                parts.append(TextPart(f"{title}: {self.listing(state)}"))
-
-        show("Goal state", self._goal, "goal")
-        window = self.config.past_window
-        past = self._history[-window:] if window > 0 else []
-        for k, (state, shown, feedback) in enumerate(past):
-            ago = len(past) - k
-            show(f"Past state ({ago} move{'s' if ago > 1 else ''} ago)", state, "past")
-            parts.append(TextPart(f"Your move from that state: {shown}\nResult: {feedback}"))
-        show("Current state", self._state, "current")
-        parts.append(TextPart(prompts.closing(self._steps, self.config.max_steps)))
+        parts = views.state_parts(
+            self._goal,
+            self._state,
+            self._history,
+            self.config.past_window,
+            self.listing,
+            self.image if self.config.modality != "text" else None,
+            self._guide,
+            prompts.closing(self._steps, self.config.max_steps),
+        )
         return Observation(
             role=role,
             parts=parts,
