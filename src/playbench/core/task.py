@@ -65,6 +65,7 @@ class Task(ABC):
 
     Config: ClassVar[type[TaskConfig]] = TaskConfig
     InstanceModel: ClassVar[type[Instance]] = Instance
+    instance_label: ClassVar[str] = "task"  # names the instance kind in load errors
     roles: ClassVar[tuple[str, ...]] = ("player",)
 
     def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
@@ -85,7 +86,12 @@ class Task(ABC):
         """The first `n` instances (all of the default set if None) for `seed`, deterministically."""
 
     def load_instance(self, data: dict[str, Any]) -> Instance:
-        return self.InstanceModel.model_validate(data)
+        """Validate instance data (from a run's jobs or a file); a bad record is a ConfigError."""
+        try:
+            return self.InstanceModel.model_validate(data)
+        except ValidationError as exc:
+            msgs = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'instance'}: {e['msg']}" for e in exc.errors())
+            raise ConfigError(f"invalid {self.instance_label} instance {data.get('id', '?')!r}: {msgs}") from None
 
     # --- episode ---------------------------------------------------------------------------
     @abstractmethod

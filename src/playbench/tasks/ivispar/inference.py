@@ -238,6 +238,7 @@ class BoardInferenceTask(Task):
 
     Config: ClassVar[type[TaskConfig]] = BoardInferenceConfig
     InstanceModel: ClassVar[type[Instance]] = BoardInferenceInstance
+    instance_label: ClassVar[str] = "board-inference"
     roles: ClassVar[tuple[str, ...]] = ("player",)
 
     config: BoardInferenceConfig
@@ -264,14 +265,6 @@ class BoardInferenceTask(Task):
             out.append(BoardInferenceInstance.from_puzzle(p))
         return out
 
-    def load_instance(self, data: dict[str, Any]) -> Instance:
-        try:
-            return BoardInferenceInstance.model_validate(data)
-        except ValidationError as exc:
-            msgs = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'instance'}: {e['msg']}" for e in exc.errors()
-            )
-            raise ConfigError(f"invalid board-inference instance {data.get('id', '?')!r}: {msgs}") from None
 
     # --- episode ---------------------------------------------------------------------------
     def reset(self, instance: Instance) -> None:

@@ -7,8 +7,6 @@ from collections.abc import Callable
 from statistics import fmean
 from typing import Any, ClassVar
 
-from pydantic import ValidationError
-
 from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, Task, TaskConfig
 from playbench.core.types import EpisodeResult, Observation, StepResult, Validity
@@ -62,6 +60,7 @@ class SlidingGeomTask(Task):
 
     Config: ClassVar[type[TaskConfig]] = SGPConfig
     InstanceModel: ClassVar[type[Instance]] = SGPInstance
+    instance_label: ClassVar[str] = "ivispar"
     roles: ClassVar[tuple[str, ...]] = ("player",)
 
     config: SGPConfig
@@ -93,14 +92,6 @@ class SlidingGeomTask(Task):
             )
         return out
 
-    def load_instance(self, data: dict[str, Any]) -> Instance:
-        try:
-            return SGPInstance.model_validate(data)
-        except ValidationError as exc:
-            msgs = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'instance'}: {e['msg']}" for e in exc.errors()
-            )
-            raise ConfigError(f"invalid ivispar instance {data.get('id', '?')!r}: {msgs}") from None
 
     # --- episode ---------------------------------------------------------------------------
     def reset(self, instance: Instance) -> None:

@@ -11,8 +11,6 @@ from collections.abc import Callable
 from statistics import fmean
 from typing import Any, ClassVar
 
-from pydantic import ValidationError
-
 from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, Task, TaskConfig
 from playbench.core.types import EpisodeResult, Observation, StepResult, Validity
@@ -46,6 +44,7 @@ class SlidingTileTask(Task):
 
     Config: ClassVar[type[TaskConfig]] = STPConfig
     InstanceModel: ClassVar[type[Instance]] = STPInstance
+    instance_label: ClassVar[str] = "sliding tile"
     roles: ClassVar[tuple[str, ...]] = ("player",)
 
     config: STPConfig
@@ -78,14 +77,6 @@ class SlidingTileTask(Task):
             out.append(make_instance(w, h, length, seed, rep))
         return out
 
-    def load_instance(self, data: dict[str, Any]) -> Instance:
-        try:
-            return STPInstance.model_validate(data)
-        except ValidationError as exc:
-            msgs = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'instance'}: {e['msg']}" for e in exc.errors()
-            )
-            raise ConfigError(f"invalid sliding tile instance {data.get('id', '?')!r}: {msgs}") from None
 
     # --- episode ---------------------------------------------------------------------------
     def reset(self, instance: Instance) -> None:
