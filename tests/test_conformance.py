@@ -1,13 +1,17 @@
 """Every registered task obeys the task protocol (DESIGN.md, Tests)."""
 
+import hashlib
 import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from playbench.core.registry import all_specs
+from playbench.core.registry import all_specs, make_task
 from playbench.core.task import Task
 from playbench.core.types import Observation, StepResult, Validity
 
@@ -106,3 +110,24 @@ def test_fuzzed_actions_get_feedback_and_unparseable_ones_change_nothing(spec, t
         # the state part of the observation is unchanged (feedback and step counters may differ)
         assert [i.png for i in after.images if i.label == "goal"] == [i.png for i in before.images if i.label == "goal"]
         assert after.legal_actions == before.legal_actions
+
+
+def _first_observation_digest(task_id: str) -> str:
+    task = make_task(task_id)
+    task.reset(task.instances(3, 0)[2])
+    obs = task.observe(task.current_role())
+    digest = hashlib.sha256(obs.text.encode() + obs.instructions.encode())
+    for image in obs.images:
+        digest.update(image.png)
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if not s.id.startswith("toy/")], ids=lambda s: s.id)
+def test_observations_are_identical_in_a_fresh_process(spec):
+    # a fresh interpreter (new GL context, new caches) must produce the same bytes
+    code = f"from test_conformance import _first_observation_digest as d; print(d({spec.id!r}))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == _first_observation_digest(spec.id)
