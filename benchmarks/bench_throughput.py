@@ -27,18 +27,22 @@ from pathlib import Path
 REPLY = "Let me think.\naction: move purple cube up"
 
 
-def one(mode: str, concurrency: int, latency: float, base_url: str) -> dict:
+def one(mode: str, concurrency: int, latency: float, base_url: str, jitter: float = 0.0) -> dict:
+    import random
+
     from playbench.agents import AgentSpec
     from playbench.core.types import Usage
     from playbench.models.base import ChatModel, GenerationParams, Message, ModelResponse
     from playbench.runner.models import ModelPool, ModelSettings
     from playbench.runner.run import RunConfig, execute
 
+    rng = random.Random(0)  # jittered latencies, the same on every run; mean stays `latency`
+
     class SleepingModel(ChatModel):
         provider = "sleep"
 
         async def generate(self, messages: list[Message], params: GenerationParams) -> ModelResponse:
-            await asyncio.sleep(latency)
+            await asyncio.sleep(latency * (1 + jitter * (2 * rng.random() - 1)))
             return ModelResponse(REPLY, Usage(calls=1, cost=None))
 
     if mode == "memory":
@@ -85,9 +89,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def measure(mode: str, concurrency: int, latency: float, base_url: str) -> dict:
+def measure(mode: str, concurrency: int, latency: float, base_url: str, jitter: float = 0.0) -> dict:
     out = subprocess.run(
-        [sys.executable, __file__, "--one", mode, str(concurrency), str(latency), base_url],
+        [sys.executable, __file__, "--one", mode, str(concurrency), str(latency), base_url, str(jitter)],
         capture_output=True, text=True, check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -97,11 +101,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--latency", type=float, default=0.1)
     ap.add_argument("--levels", default="1,8,32,128,256")
-    ap.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
+    ap.add_argument("--jitter", type=float, default=0.2, help="± fraction of latency for the extra in-process run")
+    ap.add_argument("--one", nargs=5, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        mode, conc, latency, base_url = args.one
-        print(json.dumps(one(mode, int(conc), float(latency), base_url)))
+        mode, conc, latency, base_url, jitter = args.one
+        print(json.dumps(one(mode, int(conc), float(latency), base_url, float(jitter))))
         return
 
     levels = [int(x) for x in args.levels.split(",")]
@@ -119,13 +124,17 @@ def main() -> None:
                 break
             except OSError:
                 time.sleep(0.05)
-        for mode, title in (("memory", "in process (model sleeps; playbench only)"),
-                            ("http", "over HTTP (openai SDK, scripted server in its own process)")):
+        runs = (
+            ("memory", 0.0, "in process (model sleeps; playbench only)"),
+            ("memory", args.jitter, f"in process, latency jittered ±{100 * args.jitter:.0f}% (episodes fall out of step)"),
+            ("http", 0.0, "over HTTP (openai SDK, scripted server in its own process)"),
+        )
+        for mode, jitter, title in runs:
             print(f"\n{title}, latency {1000 * args.latency:.0f} ms")
             print(f"{'conc':>5} {'steps/s':>9} {'ideal':>7} {'ratio':>7} {'CPU/step':>9} {'MB/episode':>11}  errors")
             base_rss = None
             for conc in levels:
-                m = measure(mode, conc, args.latency, base_url)
+                m = measure(mode, conc, args.latency, base_url, jitter)
                 rate, ideal = m["steps"] / m["wall"], conc / args.latency
                 if base_rss is None:
                     base_rss = m["rss_mb"]
