@@ -24,7 +24,7 @@ from rich.progress import (
 from playbench.core.errors import ConfigError, PlaybenchError
 from playbench.core.registry import all_specs, get_spec, parse_assignments, resolve
 
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)
 DEFAULT_QUICKSTART_AGENTS = ("oracle", "random")
 
 
