@@ -29,7 +29,7 @@ from playbench.tasks.ivispar.inference_scoring import (
     score_board,
     solution_line,
 )
-from playbench.tasks.ivispar.models import GeomSpec, SGPConfig, SGPInstance
+from playbench.tasks.ivispar.models import BoardSize, GeomSpec, SGPConfig, SGPInstance
 
 TASK_NAME = "ivispar/board-inference"
 RANDOM_LISTINGS = 20  # board listings offered as legal actions (the random baseline's choices)
@@ -55,23 +55,13 @@ class BoardInferenceConfig(TaskConfig):
     """
 
     modality: Literal["2d", "3d"] = "2d"
-    board_size: list[int] = Field(default_factory=lambda: [4, 4])
+    board_size: BoardSize = Field(default_factory=lambda: [4, 4])
     colors: list[str] = Field(default_factory=lambda: ["green", "red", "blue", "yellow"])
     shapes: list[str] = Field(default_factory=lambda: ["cube", "sphere", "pyramid", "cylinder"])
     num_geoms: int | None = None
     optimal_length: int | None = None
     labels: bool = True
     image_size: int = Field(512, ge=96, le=4096)
-
-    @field_validator("board_size", mode="before")
-    @classmethod
-    def _parse_board(cls, value: Any) -> Any:
-        return SGPConfig._parse_board(value)
-
-    @field_validator("board_size")
-    @classmethod
-    def _valid_board(cls, value: list[int]) -> list[int]:
-        return SGPConfig._valid_board(value)
 
     @field_validator("colors", "shapes", mode="before")
     @classmethod
@@ -120,7 +110,7 @@ class BoardInferenceInstance(Instance):
     """
 
     optimal_steps: int | None = 1
-    board_size: list[int] = Field(default_factory=lambda: [4, 4])
+    board_size: BoardSize = Field(default_factory=lambda: [4, 4])
     geoms: list[GeomSpec]
     num_geoms: int | None = None
     optimal_length: int | None = None

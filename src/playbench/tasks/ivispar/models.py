@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from playbench.core.task import Instance, TaskConfig
 from playbench.tasks.ivispar.board import (
@@ -45,7 +54,7 @@ def min_manhattan_for(interference: int) -> int:
     return interference // 2 + 2 if interference else 0
 
 
-def _board_size(value: Any) -> Any:
+def parse_board_size(value: Any) -> Any:
     # `--set board_size=5x5` arrives as a plain string; accept "5x5" and "5,5" beside [5, 5].
     if isinstance(value, str):
         parts = value.lower().replace("x", ",").split(",")
@@ -56,13 +65,17 @@ def _board_size(value: Any) -> Any:
     return value
 
 
-def _check_board_size(value: list[int]) -> list[int]:
+def check_board_size(value: list[int], max_side: int = MAX_SIDE) -> list[int]:
     if len(value) != 2:
         raise ValueError(f"board size must be [width, height], got {value}")
     w, h = value
-    if not (2 <= w <= MAX_SIDE and 2 <= h <= MAX_SIDE):
-        raise ValueError(f"board width and height must each be between 2 and {MAX_SIDE}, got {w}x{h}")
+    if not (2 <= w <= max_side and 2 <= h <= max_side):
+        raise ValueError(f"board width and height must each be between 2 and {max_side}, got {w}x{h}")
     return [w, h]
+
+
+# `[width, height]`, also given as "5x5" or "5,5"; one definition for every iVISPAR config and instance
+BoardSize = Annotated[list[int], BeforeValidator(parse_board_size), AfterValidator(check_board_size)]
 
 
 def _name_list(value: Any) -> Any:
@@ -86,7 +99,7 @@ class SGPConfig(TaskConfig):
     """Options of `ivispar/sgp*` (see the suite README for their meaning)."""
 
     modality: Literal["text", "2d", "3d"] = "text"
-    board_size: list[int] = Field(default_factory=lambda: [4, 4])
+    board_size: BoardSize = Field(default_factory=lambda: [4, 4])
     past_window: int = Field(2, ge=0, le=50)
     max_steps: int = Field(20, ge=1, le=10_000)
     colors: list[str] = Field(default_factory=lambda: ["green", "red", "blue", "yellow"])
@@ -100,16 +113,6 @@ class SGPConfig(TaskConfig):
     # RGB of any vocabulary colour in the images, e.g. {"red": [200, 40, 40]}; names stay the words
     # of the action grammar, the paper's free choice of RGB values is this mapping.
     color_rgb: dict[str, list[int]] = Field(default_factory=dict)
-
-    @field_validator("board_size", mode="before")
-    @classmethod
-    def _parse_board(cls, value: Any) -> Any:
-        return _board_size(value)
-
-    @field_validator("board_size")
-    @classmethod
-    def _valid_board(cls, value: list[int]) -> list[int]:
-        return _check_board_size(value)
 
     @field_validator("colors", "shapes", mode="before")
     @classmethod
@@ -275,23 +278,13 @@ class GeomSpec(BaseModel):
 class SGPInstance(Instance):
     """One puzzle. `optimal_steps` is the shortest solution length from the start arrangement."""
 
-    board_size: list[int] = Field(default_factory=lambda: [4, 4])
+    board_size: BoardSize = Field(default_factory=lambda: [4, 4])
     geoms: list[GeomSpec]
     num_geoms: int | None = None
     interference: int | None = None  # optimal_steps minus the sum of Manhattan distances
     seed: int | None = None
     rep: int | None = None
     solution: list[str] | None = None  # one shortest move sequence, as action strings
-
-    @field_validator("board_size", mode="before")
-    @classmethod
-    def _parse_board(cls, value: Any) -> Any:
-        return _board_size(value)
-
-    @field_validator("board_size")
-    @classmethod
-    def _valid_board(cls, value: list[int]) -> list[int]:
-        return _check_board_size(value)
 
     @model_validator(mode="after")
     def _consistent(self) -> SGPInstance:

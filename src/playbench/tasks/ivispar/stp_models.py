@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from playbench.core.task import Instance, TaskConfig
 from playbench.tasks.ivispar.board import DIRECTIONS, Board, get_board
+from playbench.tasks.ivispar.models import check_board_size, parse_board_size
 from playbench.tasks.ivispar.stp_solver import MAX_CELLS, State, blank_of, goal_state, is_solvable, slide
 
 MAX_SIDE = 8
@@ -28,25 +29,14 @@ DIAMETERS: dict[tuple[int, int], int] = {
 }
 
 
-def _parse_board_size(value: Any) -> Any:
-    # `--set board_size=4x4` arrives as a string; "4x4" and "4,4" are accepted beside [4, 4]
-    if isinstance(value, str):
-        try:
-            return [int(p) for p in value.lower().replace("x", ",").split(",")]
-        except ValueError:
-            raise ValueError(f"board size {value!r} must look like 4x4 or [4, 4]") from None
-    return value
-
-
-def _check_board_size(value: list[int]) -> list[int]:
-    if len(value) != 2:
-        raise ValueError(f"board size must be [width, height], got {value}")
-    w, h = value
-    if not (2 <= w <= MAX_SIDE and 2 <= h <= MAX_SIDE):
-        raise ValueError(f"board width and height must each be between 2 and {MAX_SIDE}, got {w}x{h}")
+def _check_tile_board(value: list[int]) -> list[int]:
+    w, h = check_board_size(value, MAX_SIDE)
     if w * h > MAX_CELLS:  # pragma: no cover - 8x8 is the largest and has 64 cells
         raise ValueError(f"at most {MAX_CELLS} cells are supported, got {w}x{h}")
     return [w, h]
+
+
+TileBoardSize = Annotated[list[int], BeforeValidator(parse_board_size), AfterValidator(_check_tile_board)]
 
 
 def default_length_cap(width: int, height: int) -> int:
@@ -84,22 +74,12 @@ class STPConfig(TaskConfig):
     """Options of `ivispar/stp` (see the suite README, "Classic sliding tile puzzle")."""
 
     modality: Literal["text", "2d", "3d"] = "text"
-    board_size: list[int] = Field(default_factory=lambda: [4, 4])
+    board_size: TileBoardSize = Field(default_factory=lambda: [4, 4])
     past_window: int = Field(2, ge=0, le=50)
     max_steps: int | None = Field(None, ge=1, le=10_000)
     optimal_length: int | None = Field(None, ge=1)
     labels: bool = True
     image_size: int = Field(512, ge=96, le=4096)
-
-    @field_validator("board_size", mode="before")
-    @classmethod
-    def _parse_board(cls, value: Any) -> Any:
-        return _parse_board_size(value)
-
-    @field_validator("board_size")
-    @classmethod
-    def _valid_board(cls, value: list[int]) -> list[int]:
-        return _check_board_size(value)
 
     @model_validator(mode="after")
     def _reachable_length(self) -> STPConfig:
@@ -133,21 +113,11 @@ class STPConfig(TaskConfig):
 class STPInstance(Instance):
     """One puzzle: the start grid, rows from top to bottom, 0 for the empty cell."""
 
-    board_size: list[int] = Field(default_factory=lambda: [4, 4])
+    board_size: TileBoardSize = Field(default_factory=lambda: [4, 4])
     rows: list[list[int]]
     seed: int | None = None
     rep: int | None = None
     solution: list[str] | None = None  # one shortest move sequence, as action strings
-
-    @field_validator("board_size", mode="before")
-    @classmethod
-    def _parse_board(cls, value: Any) -> Any:
-        return _parse_board_size(value)
-
-    @field_validator("board_size")
-    @classmethod
-    def _valid_board(cls, value: list[int]) -> list[int]:
-        return _check_board_size(value)
 
     @model_validator(mode="after")
     def _consistent(self) -> STPInstance:
