@@ -10,6 +10,20 @@ from playbench.core import registry  # noqa: E402
 if "toy/walk" not in registry._REGISTRY:
     registry.register("toy/walk", "toy:WalkTask", description="test-only task", default=False)
     registry.register("toy/relay", "toy:RelayTask", description="test-only two-role task", default=False)
+    registry.register(
+        "toy/consult", "toy:ConsultTask", description="test-only expert/solver/judge task", default=False
+    )
+
+from playbench.agents import registry as agent_registry  # noqa: E402
+
+if "test-echo" not in agent_registry._AGENTS:
+    agent_registry.register_agent(
+        "test-echo",
+        "toy:EchoAgent",
+        description="test-only registered agent",
+        needs_model=False,
+        options=("word",),
+    )
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ def usage_error(capsys, argv) -> str:
         (["run", "toy/walk", "--agent", "random", "--trials", "0"], "--trials"),
         (["run", "toy/walk", "--agent", "random", "--executor", "warp"], "unknown executor 'warp'"),
         (["run", "toy/walk", "--agent", "llm", "--model", "nospec"], "nospec"),
-        (["run", "toy/walk", "--agent", "random", "--model", "openai:x"], "only used by the llm agent"),
+        (["run", "toy/walk", "--agent", "random", "--model", "openai:x"], "only used by model-driven agents"),
         (["run", "toy/walk", "--agent", "human", "--concurrency", "2"], "one episode at a time"),
         (["report", "/no/such/dir"], "not a run directory"),
         (["instances", "toy/walk", "--set", "lenght=3"], "unknown option 'lenght'"),

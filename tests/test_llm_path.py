@@ -142,7 +142,7 @@ def test_model_sweep_runs_each_model_into_its_own_directory_with_one_provider_bu
 def test_sweep_needs_the_llm_agent(capsys, tmp_path):
     code = main(["run", "toy/walk", "--agent", "random", "--model", "openai:a", "--model", "openai:b",
                  "--out", str(tmp_path)])
-    assert code == 2 and "several --model values need --agent llm" in capsys.readouterr().err
+    assert code == 2 and "several --model values need a model-driven --agent" in capsys.readouterr().err
 
 
 def test_failed_episode_is_retried_on_resume_and_nothing_else_changes(tmp_path):

@@ -33,7 +33,11 @@ class WalkTask(Task):
         for i in range(n):
             rng = random.Random(derive_seed("walk", seed, i))
             start, target = rng.randrange(self.config.length), rng.randrange(self.config.length)
-            out.append(WalkInstance(id=f"walk-{seed}-{i}", start=start, target=target, optimal_steps=abs(start - target)))
+            out.append(
+                WalkInstance(
+                    id=f"walk-{seed}-{i}", start=start, target=target, optimal_steps=abs(start - target)
+                )
+            )
         return out
 
     def reset(self, instance):
@@ -71,7 +75,9 @@ class WalkTask(Task):
         self.pos = new
         after = abs(self.pos - self.inst.target)
         self.feedback = f"moved {word}"
-        return StepResult(Validity.EFFECTIVE if after < before else Validity.INEFFECTIVE, self.feedback, parsed=word)
+        return StepResult(
+            Validity.EFFECTIVE if after < before else Validity.INEFFECTIVE, self.feedback, parsed=word
+        )
 
     @property
     def done(self):
@@ -81,7 +87,10 @@ class WalkTask(Task):
         return EpisodeResult(
             success=self.pos == self.inst.target,
             steps=self.steps,
-            metrics={"final_distance": abs(self.pos - self.inst.target), "solved": self.pos == self.inst.target},
+            metrics={
+                "final_distance": abs(self.pos - self.inst.target),
+                "solved": self.pos == self.inst.target,
+            },
         )
 
     def oracle_action(self, role):
@@ -103,7 +112,10 @@ class RelayTask(Task):
 
     def instances(self, n, seed):
         rng = random.Random(derive_seed("relay", seed))
-        return [RelayInstance(id=f"relay-{seed}-{i}", secret=rng.randrange(10), optimal_steps=2) for i in range(n or 4)]
+        return [
+            RelayInstance(id=f"relay-{seed}-{i}", secret=rng.randrange(10), optimal_steps=2)
+            for i in range(n or 4)
+        ]
 
     def reset(self, instance):
         self.inst, self.turn, self.said, self.answer = instance, 0, "", None
@@ -116,8 +128,13 @@ class RelayTask(Task):
             text = f"The secret digit is {self.inst.secret}. Tell the listener."
         else:
             text = f"The speaker said: {self.said!r}. Which digit?"
-        return Observation(role=role, parts=[TextPart(text)], instructions=f"You are the {role}.",
-                           legal_actions=[str(d) for d in range(10)], step=self.turn)
+        return Observation(
+            role=role,
+            parts=[TextPart(text)],
+            instructions=f"You are the {role}.",
+            legal_actions=[str(d) for d in range(10)],
+            step=self.turn,
+        )
 
     def step(self, action_text):
         role = self.current_role()
@@ -143,3 +160,89 @@ class RelayTask(Task):
             return f"it is {self.inst.secret}"
         digits = [c for c in self.said if c.isdigit()]
         return digits[-1] if digits else "0"
+
+
+class ConsultConfig(TaskConfig):
+    judge: bool = False
+
+
+class ConsultTask(Task):
+    """The seats COMMA uses: the expert knows a secret digit and advises, the solver answers it, and
+    with `judge=true` a judge scores the transcript at the end."""
+
+    Config = ConsultConfig
+    InstanceModel = RelayInstance
+
+    def instances(self, n, seed):
+        rng = random.Random(derive_seed("consult", seed))
+        return [
+            RelayInstance(id=f"consult-{i}", secret=rng.randrange(10), optimal_steps=2) for i in range(n or 4)
+        ]
+
+    @property
+    def roles(self):
+        return ("expert", "solver", "judge") if self.config.judge else ("expert", "solver")
+
+    def reset(self, instance):
+        self.inst, self.turn, self.advice, self.answer, self.verdict = instance, 0, "", None, None
+
+    def current_role(self):
+        return self.roles[self.turn]
+
+    def observe(self, role):
+        text = {
+            "expert": f"The secret digit is {self.inst.secret}. Advise the solver.",
+            "solver": f"The expert says: {self.advice!r}. Which digit?",
+            "judge": f"Transcript: expert {self.advice!r}, solver {self.answer}. Reply 'score: N' (0-5).",
+        }[role]
+        return Observation(
+            role=role,
+            parts=[TextPart(text)],
+            instructions=f"You are the {role}.",
+            legal_actions=[str(d) for d in range(10)],
+            step=self.turn,
+        )
+
+    def step(self, action_text):
+        role = self.current_role()
+        self.turn += 1
+        if role == "expert":
+            self.advice = action_text[:200]
+            return StepResult(Validity.EFFECTIVE, "advice given")
+        digits = [c for c in action_text if c.isdigit()]
+        if role == "judge":
+            self.verdict = int(digits[-1]) if digits else None
+            return StepResult(Validity.EFFECTIVE if digits else Validity.UNPARSEABLE, "verdict recorded")
+        self.answer = int(digits[-1]) if digits else -1
+        return StepResult(Validity.EFFECTIVE if digits else Validity.UNPARSEABLE, f"answered {self.answer}")
+
+    @property
+    def done(self):
+        return self.turn >= len(self.roles)
+
+    def outcome(self):
+        metrics = {"judge_score": self.verdict} if self.config.judge else {}
+        return EpisodeResult(
+            success=self.answer == self.inst.secret, steps=min(self.turn, 2), metrics=metrics
+        )
+
+    def oracle_action(self, role):
+        return {"expert": f"it is {self.inst.secret}", "solver": str(self.inst.secret), "judge": "score: 5"}[
+            role
+        ]
+
+
+class EchoAgent:
+    """A suite-style registered agent (built as Class(spec, get_model)) that says one word."""
+
+    def __new__(cls, spec, get_model):
+        from playbench.agents.base import Agent
+        from playbench.core.types import Action
+
+        class _Echo(Agent):
+            name = "test-echo"
+
+            async def act(self, observation):
+                return Action(text=spec.options.get("word", "left"))
+
+        return _Echo()

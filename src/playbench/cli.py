@@ -64,12 +64,24 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="tables (terminal, Markdown, CSV) from run directories")
     rep.add_argument("dirs", nargs="+", metavar="DIR")
     rep.add_argument("--out", default=None, help="where report.md/.csv/.json go (default: the only DIR, or ./report)")
+    rep.add_argument("--html", default=None, metavar="FILE", help="also write one self-contained HTML report")
+
+    serve = sub.add_parser("serve", help="web app: play in the browser, replay trajectories, compare runs")
+    serve.add_argument(
+        "--runs", action="append", default=None, metavar="DIR",
+        help="run directory to browse (repeatable; default: ./runs); browser plays are recorded under the first",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: this machine only)")
+    serve.add_argument("--port", type=int, default=8000)
 
     play = sub.add_parser("play", help="play a task yourself in the terminal")
     play.add_argument("task", metavar="TASK")
     play.add_argument("--instance", default=None, help="instance id (default: the first of the set)")
     play.add_argument("--seed", type=int, default=0)
     play.add_argument("--out", default="runs/play")
+    play.add_argument("--seat", default=None, metavar="ROLE", help="your role in a multi-role task (default: all)")
+    play.add_argument("--partner", default="human", help="agent in the other seats (default: human)")
+    play.add_argument("--partner-model", default=None, help="model of a model-driven partner")
     _add_task_options(play)
 
     quick = sub.add_parser("quickstart", help="every task with the oracle and random agents, then a report")
@@ -81,7 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_run_options(run: argparse.ArgumentParser) -> None:
-    run.add_argument("--agent", required=True, help="random | oracle | replay:FILE | human | llm")
+    run.add_argument(
+        "--agent", required=True, help="random | oracle | replay:FILE | human | llm | a suite's agent (playbench list)"
+    )
     run.add_argument(
         "--model", action="append", default=None,
         help="provider:model for the llm agent, e.g. openai:gpt-4o; repeat it to sweep several models",
@@ -94,6 +108,18 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--executor", default="local", help="local (asyncio in this process) or ray")
     run.add_argument("--ray-address", default=None, help="Ray cluster to join (default: start a local one)")
     _add_task_options(run)
+    r = run.add_argument_group("other seats and helper models")
+    r.add_argument("--expert-agent", default=None, help="agent in the 'expert' seat of two-role tasks (COMMA)")
+    r.add_argument("--expert-model", default=None, help="model of a model-driven expert agent")
+    r.add_argument(
+        "--judge-model", default=None,
+        help="model that judges episodes of tasks with a judge step (sets their option judge=true)",
+    )
+    r.add_argument("--captioner-model", default=None, help="vision model that describes images for a text-only --model")
+    r.add_argument(
+        "--agent-opt", dest="agent_opts", action="append", default=[], metavar="KEY=VALUE",
+        help="option of a suite's own agent (repeatable; see `playbench list`)",
+    )
     g = run.add_argument_group("llm agent")
     g.add_argument("--history", type=int, default=None, help="past exchanges kept in the conversation (default 0)")
     g.add_argument("--no-cot", action="store_true", help="ask for the action line only, no reasoning")
@@ -123,7 +149,7 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
 
 
 def cmd_list(_: argparse.Namespace) -> int:
-    from playbench.agents import AGENTS
+    from playbench.agents import AGENTS, registered_agents
     from playbench.models import PROVIDERS
 
     con = Console()
@@ -141,6 +167,9 @@ def cmd_list(_: argparse.Namespace) -> int:
     con.print("[bold]Agents[/bold]")
     for name, text in AGENTS.items():
         con.print(f"  [cyan]{name}[/cyan]  {text}", highlight=False)
+    for name, entry in registered_agents().items():
+        extra = f" (options: {', '.join(entry.options)})" if entry.options else ""
+        con.print(f"  [cyan]{name}[/cyan]  {entry.description}{extra}", highlight=False, markup=False)
     con.print("[bold]Model providers[/bold]")
     for name in PROVIDERS:
         con.print(f"  [cyan]{name}:MODEL[/cyan]", highlight=False)
@@ -157,6 +186,26 @@ def _agent_options(args: argparse.Namespace) -> dict[str, Any]:
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
     return options
+
+
+def _seat_agents(args: argparse.Namespace, main: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The agents for every seat and the task options the extra seats imply."""
+    from playbench.agents import parse_agent
+
+    agents: dict[str, Any] = {"*": main}
+    task_options: dict[str, Any] = {}
+    if args.expert_model and not args.expert_agent:
+        raise ConfigError("--expert-model needs --expert-agent (e.g. --expert-agent llm)")
+    if args.expert_agent:
+        uses_model = args.expert_model is not None
+        agents["expert"] = parse_agent(args.expert_agent, args.expert_model, _agent_options(args) if uses_model else {})
+    if args.judge_model:
+        agents["judge"] = parse_agent("llm", args.judge_model, {"temperature": 0.0})
+        judged = [s.id for s in resolve(args.tasks) if "judge" in s.load_class().Config.model_fields]
+        if not judged:
+            raise ConfigError("--judge-model: none of the selected tasks has a judge step")
+        task_options.update({f"{task_id}:judge": True for task_id in judged})
+    return agents, task_options
 
 
 def _slug(text: str) -> str:
@@ -182,8 +231,8 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
     from playbench.runner.run import RunConfig
 
     models: list[str | None] = list(dict.fromkeys(args.model)) if args.model else [None]
-    if len(models) > 1 and args.agent != "llm":
-        raise ConfigError("several --model values need --agent llm")
+    if len(models) > 1 and args.agent in {"random", "oracle", "human"}:
+        raise ConfigError("several --model values need a model-driven --agent")
     cache = str(Path(args.cache).expanduser()) if args.cache else None
     settings = ModelSettings(
         base_url=args.base_url,
@@ -195,20 +244,31 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
         cache_path=cache,
     )
     configs = []
-    for model in models:
-        agent = parse_agent(args.agent, model, _agent_options(args))
-        if model is not None:
-            from playbench.models import make_model
+    main_options = {**parse_assignments(args.agent_opts), **_agent_options(args)}
+    if args.captioner_model:
+        main_options["captioner"] = args.captioner_model
+    from playbench.models import make_model
 
-            make_model(model, base_url=args.base_url)  # fail fast on a bad spec or a missing key
+    for extra in (args.expert_model, args.judge_model, args.captioner_model):
+        if extra is not None:
+            make_model(extra, base_url=args.base_url)  # fail fast on a bad spec or a missing key
+    for model in models:
+        agent = parse_agent(args.agent, model, main_options)
+        agents, seat_options = _seat_agents(args, agent)
+        if model is not None:
+            make_model(model, base_url=args.base_url)
         if len(models) == 1:
             out = args.out or _default_out(args.agent, model, args.seed)
+            if args.out is None and args.expert_agent:
+                out = out[: -len(f"-s{args.seed}")] + _slug(f"+expert-{args.expert_agent}") + (
+                    f"-{_slug(args.expert_model)}" if args.expert_model else ""
+                ) + f"-s{args.seed}"
         else:
             out = str(Path(args.out or f"runs/sweep-s{args.seed}") / _slug(model or ""))
         configs.append(
             RunConfig(
                 tasks=list(args.tasks),
-                agents={"*": agent},
+                agents=agents,
                 out=out,
                 episodes=args.episodes,
                 seed=args.seed,
@@ -216,7 +276,7 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
                 concurrency=args.concurrency,
                 executor=args.executor,
                 executor_options={"address": args.ray_address} if args.executor == "ray" else {},
-                task_options=parse_assignments(args.sets),
+                task_options={**parse_assignments(args.sets), **seat_options},
                 models=settings,
                 save_images=not args.no_images,
                 retry_errors=not args.keep_errors,
@@ -293,12 +353,26 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = args.out or (args.dirs[0] if len(args.dirs) == 1 else "report")
     print_table(runs)
     paths = write_report(runs, out) + write_plots(runs, out)
+    if args.html:
+        from playbench.web.export import write_html
+
+        write_html(runs, args.html)
+        paths.append(Path(args.html))
     err_console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from playbench.web.server import serve
+    except ImportError as exc:
+        raise ConfigError(f"the web app needs the 'web' extra (pip install 'playbench[web]'): {exc}") from None
+    serve(args.runs or ["runs"], host=args.host, port=args.port)
+    return 0
+
+
 def cmd_play(args: argparse.Namespace) -> int:
-    from playbench.agents import AgentSpec
+    from playbench.agents import AgentSpec, parse_agent
     from playbench.report.tables import load_run, print_table
     from playbench.runner.run import RunConfig, execute
 
@@ -313,9 +387,17 @@ def cmd_play(args: argparse.Namespace) -> int:
     played = sum(
         1 for r in RunStore(args.out).records() if r["task"] == args.task and r["instance_id"] == instance_id
     ) if Path(args.out, "episodes.jsonl").exists() else 0
+    agents: dict[str, AgentSpec] = {"*": AgentSpec("human")}
+    if args.seat is not None:
+        roles = spec.load_class()(**{**spec.kwargs, **options}).roles
+        if args.seat not in roles:
+            raise ConfigError(f"--seat {args.seat}: {args.task} has the roles {', '.join(roles)}")
+        agents = {args.seat: AgentSpec("human"), "*": parse_agent(args.partner, args.partner_model)}
+    elif args.partner != "human" or args.partner_model:
+        raise ConfigError("--partner needs --seat ROLE (the seat you take)")
     config = RunConfig(
         tasks=[args.task],
-        agents={"*": AgentSpec("human")},
+        agents=agents,
         out=args.out,
         seed=args.seed,
         trials=played + 1,
@@ -378,6 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_report(args)
         if args.command == "play":
             return cmd_play(args)
+        if args.command == "serve":
+            return cmd_serve(args)
         if args.command == "quickstart":
             return cmd_quickstart(args)
     except ConfigError as exc:

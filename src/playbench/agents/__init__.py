@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 from playbench.agents.base import Agent, AgentSpec, AgentStopped
 from playbench.agents.human import HumanAgent
-from playbench.agents.llm import LLMAgent
+from playbench.agents.llm import LLM_OPTIONS, LLMAgent
+from playbench.agents.registry import BUILTIN_NAMES, get_agent_entry, register_agent, registered_agents
 from playbench.agents.simple import OracleAgent, RandomAgent, ReplayAgent
 from playbench.core.errors import ConfigError
 from playbench.models.base import ChatModel
@@ -20,20 +21,33 @@ AGENTS = {
 }
 
 
+def _accepted() -> str:
+    return ", ".join([*AGENTS, *registered_agents()])
+
+
 def parse_agent(name: str, model: str | None = None, options: dict | None = None) -> AgentSpec:
-    """Validate an agent name early, before any episode runs."""
+    """Validate an agent name and its options early, before any episode runs."""
     base = name.split(":", 1)[0]
-    if base not in {"random", "oracle", "replay", "human", "llm"}:
-        raise ConfigError(f"unknown agent '{name}' (accepted: {', '.join(AGENTS)})")
+    options = dict(options or {})
+    entry = get_agent_entry(base) if base not in BUILTIN_NAMES else None
+    if base not in BUILTIN_NAMES and entry is None:
+        raise ConfigError(f"unknown agent '{name}' (accepted: {_accepted()})")
     if base == "replay" and ":" not in name:
         raise ConfigError("agent 'replay' needs a file: --agent replay:FILE.jsonl")
-    if base == "llm" and not model:
-        raise ConfigError("agent 'llm' needs --model provider:model (e.g. openai:gpt-4o)")
-    if base != "llm" and model:
-        raise ConfigError(f"--model is only used by the llm agent, not by '{name}'")
-    if base != "llm" and options:
-        raise ConfigError(f"agent options ({', '.join(options)}) are only accepted by the llm agent")
-    spec = AgentSpec(name=name, model=model, options=dict(options or {}))
+    needs_model = base == "llm" or (entry is not None and entry.needs_model)
+    if needs_model and not model:
+        raise ConfigError(f"agent '{base}' needs --model provider:model (e.g. openai:gpt-4o)")
+    if not needs_model and model:
+        raise ConfigError(f"--model is only used by model-driven agents, not by '{name}'")
+    accepted = set(entry.options if entry is not None else ()) | (set(LLM_OPTIONS) if needs_model else set())
+    if not accepted and options:
+        raise ConfigError(f"agent options ({', '.join(options)}) are only accepted by model-driven agents")
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise ConfigError(
+            f"agent '{base}' does not take option(s) {', '.join(unknown)} (accepted: {', '.join(sorted(accepted))})"
+        )
+    spec = AgentSpec(name=name, model=model, options=options)
     if base == "replay":
         ReplayAgent(name.split(":", 1)[1])  # fail now on a missing or malformed file
     return spec
@@ -49,11 +63,26 @@ def build_agent(spec: AgentSpec, get_model: Callable[[str], ChatModel] | None = 
         return ReplayAgent(arg)
     if base == "human":
         return HumanAgent()
-    if base == "llm":
-        if get_model is None or spec.model is None:
-            raise ConfigError("agent 'llm' needs --model provider:model")
-        return LLMAgent(get_model(spec.model), spec.options)
-    raise ConfigError(f"unknown agent '{spec.name}' (accepted: {', '.join(AGENTS)})")
+    entry = None if base == "llm" else get_agent_entry(base)
+    if base != "llm" and entry is None:
+        raise ConfigError(f"unknown agent '{spec.name}' (accepted: {_accepted()})")
+    if get_model is None or (spec.model is None and (entry is None or entry.needs_model)):
+        raise ConfigError(f"agent '{base}' needs --model provider:model")
+    if entry is None:
+        captioner = spec.options.get("captioner")
+        return LLMAgent(
+            get_model(spec.model), spec.options, captioner=get_model(captioner) if captioner else None
+        )
+    return entry.load_class()(spec, get_model)
 
 
-__all__ = ["AGENTS", "Agent", "AgentSpec", "AgentStopped", "build_agent", "parse_agent"]
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "AgentSpec",
+    "AgentStopped",
+    "build_agent",
+    "parse_agent",
+    "register_agent",
+    "registered_agents",
+]

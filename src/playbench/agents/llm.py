@@ -7,16 +7,15 @@ from dataclasses import replace
 from typing import Any
 
 from playbench.agents.base import Agent
+from playbench.agents.captioning import Captioner
 from playbench.core.errors import ConfigError
 from playbench.core.task import EpisodeContext
-from playbench.core.types import Action, Observation, TextPart
+from playbench.core.types import Action, Observation, TextPart, Usage
 from playbench.models.base import ChatModel, GenerationParams, Message
 
-NO_COT_SUFFIX = (
-    "\n\nAnswer with the final action line only, in the required format, without any explanation."
-)
+NO_COT_SUFFIX = "\n\nAnswer with the final action line only, in the required format, without any explanation."
 
-LLM_OPTIONS = {"history", "cot", "temperature", "top_p", "max_tokens"}
+LLM_OPTIONS = {"history", "cot", "temperature", "top_p", "max_tokens", "captioner"}
 
 
 class LLMAgent(Agent):
@@ -24,12 +23,15 @@ class LLMAgent(Agent):
 
     `history` keeps the last k (observation, reply) exchanges in the conversation; 0 sends only the
     current observation (tasks such as iVISPAR put their own past window into the observation).
-    `cot=False` asks for the bare action line.
+    `cot=False` asks for the bare action line. With a `captioner` model, images reach the model as
+    that captioner's descriptions (caption-then-reason baselines).
     """
 
     name = "llm"
 
-    def __init__(self, model: ChatModel, options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, model: ChatModel, options: dict[str, Any] | None = None, captioner: ChatModel | None = None
+    ) -> None:
         options = dict(options or {})
         unknown = set(options) - LLM_OPTIONS
         if unknown:
@@ -37,6 +39,7 @@ class LLMAgent(Agent):
                 f"unknown llm agent option(s) {', '.join(sorted(unknown))} (accepted: {', '.join(sorted(LLM_OPTIONS))})"
             )
         self.model = model
+        self.captioner_model = captioner
         try:
             self.history = int(options.get("history", 0))
             self.cot = bool(options.get("cot", True))
@@ -54,6 +57,7 @@ class LLMAgent(Agent):
         await super().reset(ctx)
         self.params = replace(self.params, sample_key=f"trial-{ctx.trial}")
         self.window: deque[tuple[Message, Message]] = deque(maxlen=max(self.history, 1))
+        self.captioner = Captioner(self.captioner_model) if self.captioner_model is not None else None
 
     def build_messages(self, observation: Observation) -> list[Message]:
         system = observation.instructions + ("" if self.cot else NO_COT_SUFFIX)
@@ -65,8 +69,13 @@ class LLMAgent(Agent):
         return messages
 
     async def act(self, observation: Observation) -> Action:
+        usage = Usage()
+        if self.captioner is not None:
+            parts, usage = await self.captioner.to_text(list(observation.parts))
+            observation = replace(observation, parts=parts)
         messages = self.build_messages(observation)
         response = await self.model.generate(messages, self.params)
+        usage.add(response.usage)
         if self.history:
             self.window.append((messages[-1], Message.text("assistant", response.text)))
-        return Action(text=response.text, raw=response.text, usage=response.usage)
+        return Action(text=response.text, raw=response.text, usage=usage)

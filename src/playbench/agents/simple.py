@@ -65,7 +65,11 @@ class ReplayAgent(Agent):
                 entry = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ConfigError(f"replay file '{path}' line {lineno} is not JSON: {exc.msg}") from None
-            if not isinstance(entry, dict) or "instance_id" not in entry or not isinstance(entry.get("actions"), list):
+            if (
+                not isinstance(entry, dict)
+                or "instance_id" not in entry
+                or not isinstance(entry.get("actions"), list)
+            ):
                 raise ConfigError(
                     f"replay file '{path}' line {lineno} needs an object with 'instance_id' and an 'actions' list"
                 )

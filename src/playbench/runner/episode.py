@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from playbench.agents import AgentSpec, AgentStopped, build_agent
+from playbench.agents import Agent, AgentSpec, AgentStopped, build_agent
 from playbench.core.errors import PlaybenchError
 from playbench.core.registry import make_task
 from playbench.core.task import EpisodeContext, Task, derive_seed
@@ -67,7 +67,14 @@ def _oracle_for(task: Task, role: str) -> Callable[[], str | None]:
     return lambda: task.oracle_action(role)
 
 
-async def run_episode(job: EpisodeJob, models: ModelPool, save_images: bool = True) -> EpisodeOutput:
+AgentFactory = Callable[[AgentSpec, str], Agent | None]
+
+
+async def run_episode(
+    job: EpisodeJob, models: ModelPool, save_images: bool = True, make_agent: AgentFactory | None = None
+) -> EpisodeOutput:
+    """Play one episode. `make_agent(spec, role)` may supply an agent for a seat (the web app's
+    browser-backed human); returning None builds the agent from its spec as usual."""
     started = time.perf_counter()
     stem = key_filename(job.key)
     steps: list[dict[str, Any]] = []
@@ -84,7 +91,9 @@ async def run_episode(job: EpisodeJob, models: ModelPool, save_images: bool = Tr
         for role in task.roles:
             spec = job.agent_for(role)
             role_labels[role] = spec.label
-            agent = build_agent(spec, models.get)
+            agent = make_agent(spec, role) if make_agent is not None else None
+            if agent is None:
+                agent = build_agent(spec, models.get)
             ctx = EpisodeContext(
                 task_id=job.task_id,
                 instance_id=job.instance_id,

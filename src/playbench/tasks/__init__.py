@@ -1,18 +1,10 @@
-"""Built-in suites. Each suite lives in its own folder and registers its tasks here."""
+"""Built-in suites. Each suite is a folder here whose `registration.py` registers its task ids
+(and any suite-specific agents), so a suite owner never edits a file outside the folder."""
 
-from playbench.core.registry import register
+import importlib
+import importlib.util
+import pkgutil
 
-SGP = "playbench.tasks.ivispar.sgp:SlidingGeomTask"
-register("ivispar/sgp", SGP, description="iVISPAR Sliding Geom Puzzle, text observations", modality="text")
-register("ivispar/sgp-2d", SGP, description="iVISPAR Sliding Geom Puzzle, 2D top-down images", modality="2d")
-register("ivispar/sgp-3d", SGP, description="iVISPAR Sliding Geom Puzzle, rendered 3D views", modality="3d")
-register(
-    "ivispar/board-inference",
-    "playbench.tasks.ivispar.inference:BoardInferenceTask",
-    description="iVISPAR auxiliary task: list every geom on a board image",
-)
-register(
-    "ivispar/stp",
-    "playbench.tasks.ivispar.stp:SlidingTileTask",
-    description="classic numbered sliding tile puzzle (text; --set modality=2d or 3d)",
-)
+for _suite in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg):
+    if importlib.util.find_spec(f"{__name__}.{_suite}.registration") is not None:
+        importlib.import_module(f"{__name__}.{_suite}.registration")
