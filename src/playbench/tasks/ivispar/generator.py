@@ -192,7 +192,9 @@ def make_instance(
     Interference 0 keeps the paper's dataset exactly as it always was (seeds, ids, content).
     """
     if interference:
-        rng = random.Random(derive_seed("ivispar/sgp", seed, num_geoms, length, rep, "interference", interference))
+        rng = random.Random(
+            derive_seed("ivispar/sgp", seed, num_geoms, length, rep, "interference", interference)
+        )
         geoms, start, goal, solution = generate_interfering(
             board, colors, shapes, num_geoms, length, interference, rng
         )

@@ -255,7 +255,6 @@ class BoardInferenceTask(Task):
             out.append(BoardInferenceInstance.from_puzzle(p))
         return out
 
-
     # --- episode ---------------------------------------------------------------------------
     def reset(self, instance: Instance) -> None:
         if isinstance(instance, SGPInstance):

@@ -134,7 +134,11 @@ class SGPConfig(TaskConfig):
             color = normalize_color(str(name))
             if color not in GEOM_COLORS:
                 raise ValueError(f"color_rgb: unknown color {name!r}; accepted: {', '.join(GEOM_COLORS)}")
-            if not (isinstance(rgb, list | tuple) and len(rgb) == 3 and all(isinstance(c, int) and 0 <= c <= 255 for c in rgb)):
+            if not (
+                isinstance(rgb, list | tuple)
+                and len(rgb) == 3
+                and all(isinstance(c, int) and 0 <= c <= 255 for c in rgb)
+            ):
                 raise ValueError(f"color_rgb: {name!r} needs three integers 0-255, got {rgb!r}")
             out[color] = list(rgb)
         return out

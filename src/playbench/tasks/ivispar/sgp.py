@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from statistics import fmean
 from typing import Any, ClassVar
 
 from playbench.core.errors import ConfigError
-from playbench.core.task import Instance, Task, TaskConfig
-from playbench.core.types import EpisodeResult, Observation, StepResult, Validity
-from playbench.tasks.ivispar import prompts, render2d, summaries, views
-from playbench.tasks.ivispar.actions import FORMAT_HINT, ParseFailure, parse_move
+from playbench.core.task import Instance, TaskConfig
+from playbench.core.types import EpisodeResult, Validity
+from playbench.tasks.ivispar import prompts, render2d, summaries
+from playbench.tasks.ivispar.actions import FORMAT_HINT, parse_move
 from playbench.tasks.ivispar.board import (
     DIR_INDEX,
     DIRECTIONS,
@@ -23,6 +22,7 @@ from playbench.tasks.ivispar.board import (
 )
 from playbench.tasks.ivispar.generator import cell_order, make_instance
 from playbench.tasks.ivispar.models import DEFAULT_REPS, SGPConfig, SGPInstance
+from playbench.tasks.ivispar.puzzle import SlidingPuzzleTask
 from playbench.tasks.ivispar.solver import Solver
 
 # Counters of the paper's Table 3, in its order.
@@ -55,13 +55,14 @@ def _render_3d(board: Board, pieces: list[tuple[int, str, str]], kind: str, conf
 STATE_RENDERERS: dict[str, StateRenderer] = {"2d": _render_2d, "3d": _render_3d}
 
 
-class SlidingGeomTask(Task):
+class SlidingGeomTask(SlidingPuzzleTask):
     """Rearrange coloured geoms on a grid into a goal arrangement, one single-tile move at a time."""
 
     Config: ClassVar[type[TaskConfig]] = SGPConfig
     InstanceModel: ClassVar[type[Instance]] = SGPInstance
     instance_label: ClassVar[str] = "ivispar"
-    roles: ClassVar[tuple[str, ...]] = ("player",)
+    COUNTERS = COUNTERS
+    FORMAT_HINT = FORMAT_HINT
 
     config: SGPConfig
 
@@ -73,7 +74,6 @@ class SlidingGeomTask(Task):
             raise ConfigError(f"modality '{self.config.modality}' has no renderer")
         # Solvers (and their distance caches) are kept across episodes of the same goal, e.g. trials.
         self._solvers: OrderedDict[tuple[int, int, State], Solver] = OrderedDict()
-        self._inst: SGPInstance | None = None
 
     # --- instances -------------------------------------------------------------------------
     def instances(self, n: int | None, seed: int) -> list[Instance]:
@@ -88,30 +88,25 @@ class SlidingGeomTask(Task):
             rep, k = divmod(idx, len(cells))
             geoms, length = cells[k]
             out.append(
-                make_instance(board, cfg.colors, cfg.shapes, geoms, length, seed, rep, interference=cfg.interference)
+                make_instance(
+                    board, cfg.colors, cfg.shapes, geoms, length, seed, rep, interference=cfg.interference
+                )
             )
         return out
-
 
     # --- episode ---------------------------------------------------------------------------
     def reset(self, instance: Instance) -> None:
         if not isinstance(instance, SGPInstance):
             instance = self.load_instance(instance.model_dump())
         assert isinstance(instance, SGPInstance)
-        self._inst = instance
         self._board = instance.board()
         keys = instance.geom_keys()
         self._keys = keys
         self._index = {key: i for i, key in enumerate(keys)}
-        self._goal = instance.goal_state()
-        self._state = instance.start_state()
-        self._solver = self._solver_for(self._board, self._goal)
-        self._dists = [self._solver.distance(self._state)]
-        self._steps = 0
-        self._solved = self._state == self._goal
-        self._history: list[tuple[State, str, str]] = []  # (state before, action shown, feedback)
-        self._counts = dict.fromkeys(COUNTERS, 0)
-        self._feedback = ""
+        goal = instance.goal_state()
+        self._start(
+            instance, self._solver_for(self._board, goal), goal, instance.start_state(), self.config.max_steps
+        )
         # the prompt lists the configured vocabulary plus anything a loaded instance adds to it
         colors = list(self.config.colors) + [c for c, _ in keys if c not in self.config.colors]
         shapes = list(self.config.shapes) + [s for _, s in keys if s not in self.config.shapes]
@@ -121,8 +116,6 @@ class SlidingGeomTask(Task):
             self._board, self._colors, self._shapes, self.config.modality
         )
         self._guide = prompts.image_guide(self._board, self.config.past_window, self.config.labels)
-        self._listings: dict[State, str] = {}
-        self._frames: dict[tuple[State, str], bytes] = {}
         self._legal: dict[State, list[str]] = {}
 
     def _solver_for(self, board: Board, goal: State) -> Solver:
@@ -137,62 +130,11 @@ class SlidingGeomTask(Task):
             self._solvers.move_to_end(key)
         return solver
 
-    def _require_episode(self) -> SGPInstance:
-        if self._inst is None:
-            raise RuntimeError("call reset(instance) before playing")
-        return self._inst
+    def _parse(self, text: str) -> Any:
+        return parse_move(text)
 
-    @property
-    def done(self) -> bool:
-        self._require_episode()
-        return self._solved or self._steps >= self.config.max_steps
-
-    @property
-    def state(self) -> State:
-        """The current arrangement (cell index per geom, in instance order)."""
-        return self._state
-
-    @property
-    def distance(self) -> int:
-        """Shortest number of moves from the current arrangement to the goal."""
-        return self._dists[-1]
-
-    # --- acting ----------------------------------------------------------------------------
-    def step(self, action_text: str) -> StepResult:
-        self._require_episode()
-        if self.done:
-            return StepResult(
-                Validity.INVALID, "The episode is over; no more moves are accepted.", reason="episode_over"
-            )
-        text = action_text if isinstance(action_text, str) else str(action_text)
-        before = self._state
-        parsed = parse_move(text)
-        info: dict[str, Any] = {}
-        if isinstance(parsed, ParseFailure):
-            validity, reason, canonical = Validity.UNPARSEABLE, "format", None
-            shown = f"'{parsed.snippet}' (not a valid move)" if parsed.snippet else "(no move given)"
-            feedback = (
-                f"Could not read a move: {parsed.reason}. Please {FORMAT_HINT}. The board did not change."
-            )
-            self._counts["actions_illegal"] += 1
-        else:
-            canonical = shown = parsed.text
-            validity, reason, feedback = self._apply(parsed.color, parsed.shape, parsed.direction, info)
-        self._steps += 1
-        self._dists.append(self._solver.distance(self._state))  # cached by _apply or earlier steps
-        if self._state == self._goal:
-            self._solved = True
-            feedback += " The goal state is reached."
-        elif self._steps >= self.config.max_steps:
-            feedback += f" The limit of {self.config.max_steps} moves is reached."
-        self._history.append((before, shown, feedback))
-        self._feedback = feedback
-        info.update(step=self._steps, distance=self._dists[-1], solved=self._solved)
-        return StepResult(validity, feedback, parsed=canonical, reason=reason, info=info)
-
-    def _apply(
-        self, color: str, shape: str, direction: str, info: dict[str, Any]
-    ) -> tuple[Validity, str | None, str]:
+    def _apply(self, move: Any, info: dict[str, Any]) -> tuple[Validity, str | None, str]:
+        color, shape, direction = move.color, move.shape, move.direction
         cmd = f"move {color} {shape} {direction}"
         name = f"{color} {shape}"
         i = self._index.get((color, shape))
@@ -226,13 +168,8 @@ class SlidingGeomTask(Task):
                 f"{cmd} failed: destination {board.coord(dest)} is occupied by the {other[0]} {other[1]}. "
                 "The board did not change.",
             )
-        new = moved(state, i, dest)
-        d_new = self._solver.distance_near(new, self._dists[-1])
-        self._state = new
-        effective = d_new < self._dists[-1]
-        self._counts["actions_effective" if effective else "actions_ineffective"] += 1
         return (
-            Validity.EFFECTIVE if effective else Validity.INEFFECTIVE,
+            self._classify(moved(state, i, dest), self._counts),
             None,
             f"{cmd}: the {name} moved from {board.coord(src)} to {board.coord(dest)}.",
         )
@@ -260,69 +197,27 @@ class SlidingGeomTask(Task):
             self._legal[self._state] = cached
         return list(cached)
 
-    def listing(self, state: State) -> str:
+    def _listing_text(self, state: State) -> str:
         """`<coordinate> <color> <shape>` for every geom, in board-coordinate order."""
-        text = self._listings.get(state)
-        if text is None:
-            board, keys = self._board, self._keys
-            order = sorted(range(len(state)), key=lambda i: board.sort_key(state[i]))
-            text = ", ".join(f"{board.coord(state[i])} {keys[i][0]} {keys[i][1]}" for i in order)
-            self._listings[state] = text
-        return text
+        board, keys = self._board, self._keys
+        order = sorted(range(len(state)), key=lambda i: board.sort_key(state[i]))
+        return ", ".join(f"{board.coord(state[i])} {keys[i][0]} {keys[i][1]}" for i in order)
 
-    def image(self, state: State, kind: str) -> bytes:
-        """PNG of `state` in this task's image modality, cached for the episode."""
-        if self.config.modality not in STATE_RENDERERS:
-            raise ValueError(f"modality '{self.config.modality}' has no images")
-        key = (state, kind)
-        png = self._frames.get(key)
-        if png is None:
-            pieces = [(cell, *self._keys[i]) for i, cell in enumerate(state)]
-            png = STATE_RENDERERS[self.config.modality](self._board, pieces, kind, self.config)
-            self._frames[key] = png
-        return png
+    def _renderer(self) -> Callable[[State, str], bytes] | None:
+        render = STATE_RENDERERS.get(self.config.modality)
+        if render is None:
+            return None
+        return lambda state, kind: render(
+            self._board, [(cell, *self._keys[i]) for i, cell in enumerate(state)], kind, self.config
+        )
 
-    def observe(self, role: str) -> Observation:
-        self._require_episode()
-        if role not in self.roles:
-            raise ValueError(f"unknown role {role!r}; this task has only 'player'")
-        parts = views.state_parts(
-            self._goal,
-            self._state,
-            self._history,
-            self.config.past_window,
-            self.listing,
-            self.image if self.config.modality != "text" else None,
-            self._guide,
-            prompts.closing(self._steps, self.config.max_steps),
-        )
-        return Observation(
-            role=role,
-            parts=parts,
-            instructions=self._instructions,
-            legal_actions=[] if self.done else self.legal_actions(),
-            feedback=self._feedback,
-            step=self._steps,
-        )
+    def _closing(self) -> str:
+        return prompts.closing(self._steps, self.config.max_steps)
 
     # --- results ---------------------------------------------------------------------------
-    def regret(self) -> list[int]:
-        """R(t) = d(s_t) - (d(s_0) - t) for t = 0..steps (the episode stops at the goal)."""
-        d0 = self._dists[0]
-        return [d - (d0 - t) for t, d in enumerate(self._dists)]
-
     def outcome(self) -> EpisodeResult:
         inst = self._require_episode()
-        regret = self.regret()
-        metrics: dict[str, Any] = {
-            "optimal_steps": self._dists[0],
-            "num_geoms": len(inst.geoms),
-            "final_distance": self._dists[-1],
-            "regret": regret,
-            "mean_regret": fmean(regret),
-            **self._counts,
-        }
-        return EpisodeResult(success=self._solved, steps=self._steps, metrics=metrics)
+        return self._outcome(num_geoms=len(inst.geoms))
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         """Mean regret curve (frozen after each episode's end) and success by complexity cell."""

@@ -8,15 +8,14 @@ Rules, options and choices are in the suite README, section "Classic sliding til
 from __future__ import annotations
 
 from collections.abc import Callable
-from statistics import fmean
 from typing import Any, ClassVar
 
 from playbench.core.errors import ConfigError
-from playbench.core.task import Instance, Task, TaskConfig
-from playbench.core.types import EpisodeResult, Observation, StepResult, Validity
-from playbench.tasks.ivispar import stp_text, summaries, views
-from playbench.tasks.ivispar.actions import ParseFailure
+from playbench.core.task import Instance, TaskConfig
+from playbench.core.types import EpisodeResult, Validity
+from playbench.tasks.ivispar import stp_text, summaries
 from playbench.tasks.ivispar.board import DIR_INDEX, DIRECTIONS, Board
+from playbench.tasks.ivispar.puzzle import SlidingPuzzleTask
 from playbench.tasks.ivispar.stp_generator import make_instance
 from playbench.tasks.ivispar.stp_models import DEFAULT_SET_SIZE, STPConfig, STPInstance
 from playbench.tasks.ivispar.stp_render2d import render_tiles_2d
@@ -39,13 +38,15 @@ WHERE = {"up": "above it", "down": "below it", "left": "to its left", "right": "
 TileRenderer = Callable[[Board, STPConfig, list[tuple[int, int]], str], bytes]
 
 
-class SlidingTileTask(Task):
+class SlidingTileTask(SlidingPuzzleTask):
     """Slide numbered tiles into the empty cell until they stand in order."""
 
     Config: ClassVar[type[TaskConfig]] = STPConfig
     InstanceModel: ClassVar[type[Instance]] = STPInstance
     instance_label: ClassVar[str] = "sliding tile"
-    roles: ClassVar[tuple[str, ...]] = ("player",)
+    COUNTERS = COUNTERS
+    FORMAT_HINT = FORMAT_HINT
+    LISTING_SEP = ":\n"
 
     config: STPConfig
 
@@ -53,12 +54,11 @@ class SlidingTileTask(Task):
         super().__init__(config, **options)
         if not isinstance(self.config, STPConfig):
             raise ConfigError(f"SlidingTileTask needs an STPConfig, got {type(self.config).__name__}")
-        self._renderer: TileRenderer | None = None
+        self._tile_renderer: TileRenderer | None = None
         if self.config.modality == "2d":
-            self._renderer = _render_2d
+            self._tile_renderer = _render_2d
         elif self.config.modality == "3d":
-            self._renderer = _load_3d()
-        self._inst: STPInstance | None = None
+            self._tile_renderer = _load_3d()
 
     # --- instances -------------------------------------------------------------------------
     def instances(self, n: int | None, seed: int) -> list[Instance]:
@@ -77,88 +77,24 @@ class SlidingTileTask(Task):
             out.append(make_instance(w, h, length, seed, rep))
         return out
 
-
     # --- episode ---------------------------------------------------------------------------
     def reset(self, instance: Instance) -> None:
         if not isinstance(instance, STPInstance):
             instance = self.load_instance(instance.model_dump())
         assert isinstance(instance, STPInstance)
-        self._inst = instance
         self._board = instance.board()
-        self._solver: TileSolver = get_solver(self._board.width, self._board.height)
-        self._goal = self._solver.goal
-        self._state = instance.start_state()
-        self._dists = [self._solver.distance(self._state)]
-        self._cap = self.config.step_cap(self._dists[0])
-        self._steps = 0
-        self._solved = self._state == self._goal
-        self._history: list[tuple[State, str, str]] = []  # (state before, action shown, feedback)
-        self._counts = dict.fromkeys(COUNTERS, 0)
-        self._feedback = ""
+        solver: TileSolver = get_solver(self._board.width, self._board.height)
+        state = instance.start_state()
+        self._start(instance, solver, solver.goal, state, self.config.step_cap(solver.distance(state)))
         self._instructions = stp_text.instructions(self._board, self.config.modality)
         self._guide = stp_text.image_guide(self._board, self.config.past_window)
-        self._listings: dict[State, str] = {}
-        self._frames: dict[tuple[State, str], bytes] = {}
-
-    def _require_episode(self) -> STPInstance:
-        if self._inst is None:
-            raise RuntimeError("call reset(instance) before playing")
-        return self._inst
-
-    @property
-    def done(self) -> bool:
-        self._require_episode()
-        return self._solved or self._steps >= self._cap
-
-    @property
-    def state(self) -> State:
-        """The cell of every tile (tile k at index k - 1)."""
-        return self._state
-
-    @property
-    def distance(self) -> int:
-        """Shortest number of moves from the current state to the goal."""
-        return self._dists[-1]
-
-    @property
-    def max_steps(self) -> int:
-        """This episode's action cap."""
-        return self._cap
 
     # --- acting ----------------------------------------------------------------------------
-    def step(self, action_text: str) -> StepResult:
-        self._require_episode()
-        if self.done:
-            return StepResult(
-                Validity.INVALID, "The episode is over; no more moves are accepted.", reason="episode_over"
-            )
-        text = action_text if isinstance(action_text, str) else str(action_text)
-        before = self._state
-        parsed = parse_tile_move(text)
-        info: dict[str, Any] = {}
-        if isinstance(parsed, ParseFailure):
-            validity, reason, canonical = Validity.UNPARSEABLE, "format", None
-            shown = f"'{parsed.snippet}' (not a valid move)" if parsed.snippet else "(no move given)"
-            feedback = f"Could not read a move: {parsed.reason}. Please {FORMAT_HINT}. The board did not change."
-            self._counts["actions_illegal"] += 1
-        else:
-            canonical = shown = parsed.text
-            validity, reason, feedback = self._apply(parsed.number, parsed.label, parsed.direction, info)
-        self._steps += 1
-        self._dists.append(self._solver.distance(self._state))  # cached by _apply or earlier
-        if self._state == self._goal:
-            self._solved = True
-            feedback += " The goal state is reached."
-        elif self._steps >= self._cap:
-            feedback += f" The limit of {self._cap} moves is reached."
-        self._history.append((before, shown, feedback))
-        self._feedback = feedback
-        info.update(step=self._steps, distance=self._dists[-1], solved=self._solved)
-        return StepResult(validity, feedback, parsed=canonical, reason=reason, info=info)
+    def _parse(self, text: str) -> Any:
+        return parse_tile_move(text)
 
-    def _apply(
-        self, number: int | None, label: str, direction: str, info: dict[str, Any]
-    ) -> tuple[Validity, str | None, str]:
+    def _apply(self, move: Any, info: dict[str, Any]) -> tuple[Validity, str | None, str]:
+        number, label, direction = move.number, move.label, move.direction
         cmd = f"move {label} {direction}"
         board, state = self._board, self._state
         n = board.cells - 1
@@ -193,13 +129,8 @@ class SlidingTileTask(Task):
                 f"{board.coord(dest)}, holds tile {other}; a tile can only slide into the empty cell, "
                 f"which is {board.coord(blank)}. The board did not change.",
             )
-        new = slide(state, number, blank)
-        d_new = self._solver.distance_near(new, self._dists[-1])
-        self._state = new
-        effective = d_new < self._dists[-1]
-        self._counts["actions_effective" if effective else "actions_ineffective"] += 1
         return (
-            Validity.EFFECTIVE if effective else Validity.INEFFECTIVE,
+            self._classify(slide(state, number, blank), self._counts),
             None,
             f"{cmd}: tile {number} slid from {board.coord(src)} to {board.coord(dest)}.",
         )
@@ -222,69 +153,25 @@ class SlidingTileTask(Task):
         """Every move that changes the current state, by tile number (the random agent's choices)."""
         return [f"move {t} {DIRECTIONS[d]}" for t, d in tile_moves(self._board, self._state)]
 
-    def listing(self, state: State) -> str:
+    def _listing_text(self, state: State) -> str:
         """The text form of `state` (rows top to bottom, then every tile's coordinate)."""
-        text = self._listings.get(state)
-        if text is None:
-            text = stp_text.grid_text(self._board, state)
-            self._listings[state] = text
-        return text
+        return stp_text.grid_text(self._board, state)
 
-    def image(self, state: State, kind: str) -> bytes:
-        """PNG of `state` in this task's image modality, cached for the episode."""
-        if self._renderer is None:
-            raise ValueError(f"modality '{self.config.modality}' has no images")
-        key = (state, kind)
-        png = self._frames.get(key)
-        if png is None:
-            tiles = [(cell, k + 1) for k, cell in enumerate(state)]
-            png = self._renderer(self._board, self.config, tiles, kind)
-            self._frames[key] = png
-        return png
+    def _renderer(self) -> Callable[[State, str], bytes] | None:
+        render = self._tile_renderer
+        if render is None:
+            return None
+        return lambda state, kind: render(
+            self._board, self.config, [(cell, k + 1) for k, cell in enumerate(state)], kind
+        )
 
-    def observe(self, role: str) -> Observation:
-        self._require_episode()
-        if role not in self.roles:
-            raise ValueError(f"unknown role {role!r}; this task has only 'player'")
-        parts = views.state_parts(
-            self._goal,
-            self._state,
-            self._history,
-            self.config.past_window,
-            self.listing,
-            self.image if self._renderer is not None else None,
-            self._guide,
-            stp_text.closing(self._steps, self._cap),
-            listing_sep=":\n",
-        )
-        return Observation(
-            role=role,
-            parts=parts,
-            instructions=self._instructions,
-            legal_actions=[] if self.done else self.legal_actions(),
-            feedback=self._feedback,
-            step=self._steps,
-        )
+    def _closing(self) -> str:
+        return stp_text.closing(self._steps, self._cap)
 
     # --- results ---------------------------------------------------------------------------
-    def regret(self) -> list[int]:
-        """R(t) = d(s_t) - (d(s_0) - t) for t = 0..steps (the episode stops at the goal)."""
-        d0 = self._dists[0]
-        return [d - (d0 - t) for t, d in enumerate(self._dists)]
-
     def outcome(self) -> EpisodeResult:
         self._require_episode()
-        regret = self.regret()
-        metrics: dict[str, Any] = {
-            "optimal_steps": self._dists[0],
-            "board_size": f"{self._board.width}x{self._board.height}",
-            "max_steps": self._cap,
-            "final_distance": self._dists[-1],
-            "regret": regret,
-            "mean_regret": fmean(regret),
-            **self._counts,
-        }
-        return EpisodeResult(success=self._solved, steps=self._steps, metrics=metrics)
+        return self._outcome(board_size=f"{self._board.width}x{self._board.height}", max_steps=self._cap)
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         """Mean regret curve (frozen after each episode's end), action classes, success by length."""
@@ -304,7 +191,8 @@ class SlidingTileTask(Task):
                 for L, v in summaries.grouped(rows, lambda e: e["metrics"]["optimal_steps"]).items()
             ],
             "by_length_band": [
-                {"optimal_steps": f"{low}-{low + 9}", **stats(v)} for low, v in summaries.grouped(rows, band).items()
+                {"optimal_steps": f"{low}-{low + 9}", **stats(v)}
+                for low, v in summaries.grouped(rows, band).items()
             ],
         }
 
@@ -318,7 +206,9 @@ def _load_3d() -> TileRenderer:
     try:
         from playbench.tasks.ivispar.render3d import render_tiles
     except ImportError as exc:
-        raise ConfigError(f"modality '3d' is not available: the 3D tile renderer cannot be imported ({exc})") from None
+        raise ConfigError(
+            f"modality '3d' is not available: the 3D tile renderer cannot be imported ({exc})"
+        ) from None
 
     def render(board: Board, config: STPConfig, tiles: list[tuple[int, int]], kind: str) -> bytes:
         return render_tiles(board.width, board.height, tiles, kind, config.image_size, config.labels)

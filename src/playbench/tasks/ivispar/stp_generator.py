@@ -91,7 +91,9 @@ def make_instance(width: int, height: int, length: int, seed: int, rep: int) -> 
     for tile in plan:
         actions.append(move_text(board, s, tile))
         s = slide(s, tile, blank_of(board, s))
-    digest = hashlib.sha256(json.dumps({"board_size": [width, height], "rows": rows}).encode()).hexdigest()[:8]
+    digest = hashlib.sha256(json.dumps({"board_size": [width, height], "rows": rows}).encode()).hexdigest()[
+        :8
+    ]
     return STPInstance(
         id=f"stp-{width}x{height}-l{length:02d}-r{rep}-{digest}",
         optimal_steps=length,

@@ -121,9 +121,11 @@ def linear_conflict(board: Board, state: State) -> int:
     grid = _grid(board, state)
     lines = _LineConflicts(board)
     w = board.width
-    return manhattan(board, state) + sum(
-        lines.row(r, tuple(grid[r * w : (r + 1) * w])) for r in range(board.height)
-    ) + sum(lines.col(c, tuple(grid[c::w])) for c in range(w))
+    return (
+        manhattan(board, state)
+        + sum(lines.row(r, tuple(grid[r * w : (r + 1) * w])) for r in range(board.height))
+        + sum(lines.col(c, tuple(grid[c::w])) for c in range(w))
+    )
 
 
 class _LineConflicts:
@@ -298,7 +300,9 @@ class TileSolver:
 
     def __init__(self, board: Board, heuristic: Heuristic = "pdb") -> None:
         if board.cells > MAX_CELLS:
-            raise ValueError(f"boards of at most {MAX_CELLS} cells are supported, got {board.width}x{board.height}")
+            raise ValueError(
+                f"boards of at most {MAX_CELLS} cells are supported, got {board.width}x{board.height}"
+            )
         if heuristic not in ("pdb", "lc"):
             raise ValueError(f"unknown heuristic {heuristic!r}; accepted: pdb, lc")
         self.board = board
@@ -504,10 +508,14 @@ class TileSolver:
                 # a vertical slide changes two rows' contents, a horizontal one two columns'
                 if row_of[n] != row_of[blank]:
                     r1, r2 = row_of[n], row_of[blank]
-                    before = row_lc(r1, tuple(grid[r1 * w : r1 * w + w])) + row_lc(r2, tuple(grid[r2 * w : r2 * w + w]))
+                    before = row_lc(r1, tuple(grid[r1 * w : r1 * w + w])) + row_lc(
+                        r2, tuple(grid[r2 * w : r2 * w + w])
+                    )
                     grid[blank] = t
                     grid[n] = 0
-                    after = row_lc(r1, tuple(grid[r1 * w : r1 * w + w])) + row_lc(r2, tuple(grid[r2 * w : r2 * w + w]))
+                    after = row_lc(r1, tuple(grid[r1 * w : r1 * w + w])) + row_lc(
+                        r2, tuple(grid[r2 * w : r2 * w + w])
+                    )
                 else:
                     c1, c2 = n % w, blank % w
                     before = col_lc(c1, tuple(grid[c1::w])) + col_lc(c2, tuple(grid[c2::w]))

@@ -21,7 +21,9 @@ FILLERS = frozenset({"the", "a", "an", "to", "tile", "number", "numbered", "no",
 VERBS = ("move", "slide")
 MAX_DIGITS = 6  # longer numbers name no tile on any supported board; int() of huge strings is slow
 ACTION_TEMPLATE = "action: move <number> <direction>"
-FORMAT_HINT = "end your reply with a line 'action: move <number> <direction>' (direction: up, down, left or right)"
+FORMAT_HINT = (
+    "end your reply with a line 'action: move <number> <direction>' (direction: up, down, left or right)"
+)
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,9 @@ def parse_tile_move(reply: str) -> ParsedTileMove | ParseFailure:
     words = rest[:where]
     if len(words) != 1 or not words[0].isdigit():
         found = " ".join(words) if words else "nothing"
-        return ParseFailure(f"expected one tile number between 'move' and the direction, found '{found}'", snippet)
+        return ParseFailure(
+            f"expected one tile number between 'move' and the direction, found '{found}'", snippet
+        )
     digits = words[0].lstrip("0") or "0"
     number = int(digits) if len(digits) <= MAX_DIGITS else None
     label = digits if len(digits) <= MAX_DIGITS else digits[:MAX_DIGITS] + "..."

@@ -10,7 +10,9 @@ from typing import Any
 Episode = dict[str, Any]
 
 
-def scored_rows(episodes: Iterable[Episode], int_metrics: tuple[str, ...] = ("optimal_steps",)) -> list[Episode]:
+def scored_rows(
+    episodes: Iterable[Episode], int_metrics: tuple[str, ...] = ("optimal_steps",)
+) -> list[Episode]:
     """Episodes that carry a regret list and the named integer metrics (errored ones may not)."""
     return [
         e
