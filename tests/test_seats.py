@@ -83,6 +83,7 @@ def test_judge_model_adds_the_judge_seat_and_turns_the_option_on(tmp_path):
             "does not take option(s) colour",
         ),
         (["run", "toy/walk", "--agent", "no-such-agent"], "test-echo"),
+        (["run", "toy/walk", "--agent", "test-echo", "--agent-opt", "word="], "word must not be empty"),
         (["run", "toy/walk", "--agent", "random", "--captioner-model", "openai:c"], "model-driven"),
         (["play", "toy/consult", "--seat", "nobody"], "has the roles expert, solver"),
         (["play", "toy/walk", "--partner", "oracle"], "needs --seat"),

@@ -235,6 +235,13 @@ class ConsultTask(Task):
 class EchoAgent:
     """A suite-style registered agent (built as Class(spec, get_model)) that says one word."""
 
+    @classmethod
+    def check_options(cls, spec):
+        from playbench.core.errors import ConfigError
+
+        if spec.options.get("word") == "":
+            raise ConfigError("test-echo: option word must not be empty")
+
     def __new__(cls, spec, get_model):
         from playbench.agents.base import Agent
         from playbench.core.types import Action

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -169,7 +170,7 @@ def cmd_list(_: argparse.Namespace) -> int:
         con.print(f"  [cyan]{name}[/cyan]  {text}", highlight=False)
     for name, entry in registered_agents().items():
         extra = f" (options: {', '.join(entry.options)})" if entry.options else ""
-        con.print(f"  [cyan]{name}[/cyan]  {entry.description}{extra}", highlight=False, markup=False)
+        con.print(f"  [cyan]{name}[/cyan]  {escape(entry.description + extra)}", highlight=False)
     con.print("[bold]Model providers[/bold]")
     for name in PROVIDERS:
         con.print(f"  [cyan]{name}:MODEL[/cyan]", highlight=False)

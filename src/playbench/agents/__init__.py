@@ -48,6 +48,9 @@ def parse_agent(name: str, model: str | None = None, options: dict | None = None
             f"agent '{base}' does not take option(s) {', '.join(unknown)} (accepted: {', '.join(sorted(accepted))})"
         )
     spec = AgentSpec(name=name, model=model, options=options)
+    check = getattr(entry.load_class(), "check_options", None) if entry is not None else None
+    if check is not None:
+        check(spec)  # a suite agent's own validation of option values, before any episode runs
     if base == "replay":
         ReplayAgent(name.split(":", 1)[1])  # fail now on a missing or malformed file
     return spec
