@@ -218,3 +218,31 @@ def test_play_a_seat_with_a_partner(tmp_path):
     assert rec["roles"] == {"expert": "oracle", "solver": "human"}
     steps = [json.loads(x) for x in (out / rec["trajectory"]).read_text().splitlines()]
     assert [s["role"] for s in steps] == ["expert", "solver"] and steps[1]["action"] == "my answer is 2"
+
+
+def test_each_model_can_name_its_own_server(tmp_path):
+    out = tmp_path / "two-servers"
+    with (
+        ScriptedServer(lambda body: "A red cube at a1.") as captions,
+        ScriptedServer(lambda body: "action: move red cube up") as actions,
+    ):
+        argv = [
+            "run",
+            "ivispar/sgp-2d",
+            "--agent",
+            "llm",
+            "--model",
+            f"openai:reasoner@{actions.base_url}",
+            "--captioner-model",
+            f"openai:captioner@{captions.base_url}",
+            "--episodes",
+            "1",
+            "--out",
+            str(out),
+            "--set",
+            "max_steps=2",
+        ]
+        assert main(argv) == 0
+        assert {r["model"] for r in captions.requests} == {"captioner"}
+        assert {r["model"] for r in actions.requests} == {"reasoner"} and len(actions.requests) == 2
+    assert records(out)[0]["error"] is None

@@ -47,6 +47,17 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return provider, model
 
 
+def split_server(spec: str) -> tuple[str, str | None]:
+    """`openai:qwen2-vl@http://gpu1:8000/v1` -> (`openai:qwen2-vl`, the URL): a server per model,
+    so two locally served models (a captioner and its reasoner, say) can be paired in one run."""
+    if isinstance(spec, str):
+        for marker in ("@http://", "@https://"):
+            head, found, tail = spec.rpartition(marker)
+            if found:
+                return head, marker[1:] + tail
+    return spec, None
+
+
 def make_model(
     spec: str,
     *,
@@ -63,6 +74,8 @@ def make_model(
     Raises ConfigError for a malformed spec, an unknown provider, a bad setting or a missing key.
     `prices` overrides and extends the built-in price table (see `load_prices`).
     """
+    spec, own_url = split_server(spec)
+    base_url = own_url or base_url
     provider, model = parse_spec(spec)
     # Imported here so that `import playbench.models` does not pay for both SDKs.
     cls: type[RemoteChatModel]
