@@ -1,0 +1,98 @@
+"""The contract every COMMA puzzle module implements; the conversation task drives any of them.
+
+A module is the pure rules of one puzzle: a seeded generator of parameters, the state machine the
+solver's actions drive, its picture, the manual the expert reads and an oracle. Everything about
+turns, roles, limits and metrics lives in the task (`task.py`), never here.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from PIL import Image
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """What executing one action line did."""
+
+    feedback: str  # one sentence for the solver, e.g. "The wire is cut." or "Strike! ..."
+    mistake: bool = False  # a strike: the action was wrong by the manual
+    changed: bool = True  # False when the action had no effect (e.g. pressing an already solved stage)
+
+
+class PuzzleModule(ABC):
+    """One instance of one puzzle. Constructed from its JSON-able parameters only, so it is
+    deterministic in any process; `clock` is the simulated seconds left on the module timer."""
+
+    name: ClassVar[str]  # "button", "dog", ... (the task id is comma/<name>)
+    title: ClassVar[str]  # "Button Puzzle"
+    realtime: ClassVar[bool] = False  # the clock matters to the rules (button, dog)
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+
+    @classmethod
+    @abstractmethod
+    def generate(cls, rng: random.Random) -> dict[str, Any]:
+        """Parameters of a fresh instance, JSON-able, drawn only from `rng`."""
+
+    @classmethod
+    @abstractmethod
+    def manual(cls) -> str:
+        """The manual text the expert receives (our own words, the paper's rules exactly)."""
+
+    @abstractmethod
+    def actions(self) -> list[str]:
+        """Every action name the solver may use now, e.g. `cut_wire_3`, `press_top_left_button`.
+        Matched case-insensitively inside the solver's lines; the random solver samples from it."""
+
+    @abstractmethod
+    def apply(self, action: str, clock: float) -> ActionResult:
+        """Execute one action (an element of `actions()`), at `clock` seconds left."""
+
+    @property
+    @abstractmethod
+    def solved(self) -> bool: ...
+
+    @abstractmethod
+    def partial_score(self) -> float:
+        """Progress in [0, 1] as the paper scores this puzzle (1.0 when solved)."""
+
+    @abstractmethod
+    def render(self, clock: float) -> Image.Image:
+        """The module as the solver sees it (RGB, deterministic), with the clock shown."""
+
+    @abstractmethod
+    def describe(self, clock: float) -> str:
+        """The true visible state in words: what the oracle expert reads and what a perfect
+        solver would report (e.g. "Wires top to bottom: red, blue, white")."""
+
+    @abstractmethod
+    def oracle_actions(self, clock: float) -> list[str]:
+        """The correct action lines to play now (may be empty when the right move is to wait,
+        e.g. until the timer shows a digit). Following them from any reachable state solves it."""
+
+    def oracle_instruction(self, clock: float) -> str:
+        """What an expert who knew the true state would tell the solver this turn."""
+        actions = self.oracle_actions(clock)
+        if not actions:
+            return "Wait: do nothing this turn."
+        return "Execute these actions, one per line:\n" + "\n".join(actions)
+
+    # --- optional hooks (defaults suit most modules) -----------------------------------------
+    def action_vocabulary(self) -> list[str]:
+        """Every action name this module can ever offer, also the ones not available right now
+        (e.g. `release_button` while the button is not held). The task uses it to recognise an
+        action line that names an action which is unavailable at the moment, answering "not
+        available now" instead of forwarding the line to the expert. Default: `actions()`."""
+        return self.actions()
+
+    def state_key(self, clock: float) -> str:
+        """What identifies the visible state for repetition-loop detection (a repeated incorrect
+        (state, action) pair). Default: `describe(clock)`, so on real-time modules the timer
+        reading is part of the state."""
+        return self.describe(clock)

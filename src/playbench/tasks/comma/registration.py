@@ -1,0 +1,25 @@
+"""COMMA's task ids. Imported by `playbench.tasks`; keep it free of heavy imports."""
+
+from playbench.core.registry import register
+
+TASK = "playbench.tasks.comma.task:CommaTask"
+
+# name -> what the solver faces (module names as in playbench.tasks.comma.modules.NAMES)
+PUZZLES: dict[str, str] = {
+    "button": "hold or tap a coloured button and release it by the timer (real time)",
+    "dog": "press submit when the timer's last digit equals the number of dogs shown (real time)",
+    "wire": "cut the one correct wire of three to six",
+    "who": "read a display, find a button label, press the button a list names",
+    "led": "press, stage by stage, a lettered button picked by the LED's multiplier",
+    "memory": "five stages of presses by position or label remembered from earlier stages",
+    "keypad": "press four symbol keys in the order of the one manual column that holds them",
+    "password": "cycle letters into the one valid word and submit",
+    "color": "whiten a 4x4 grid group by group following a table",
+    "maze": "steer a mouse through a maze to the sphere the torus colour names, then press the button",
+}
+
+for _name, _what in PUZZLES.items():
+    register(f"comma/{_name}", TASK, description=f"COMMA {_name} puzzle: {_what}", module=_name)
+register(
+    "comma/all", TASK, description="COMMA: all ten puzzle modules (instances like button-0007)", module="all"
+)

@@ -1,0 +1,279 @@
+"""COMMA modules button, color, keypad, led, memory: one test per manual clause, oracles, images."""
+
+import itertools
+import random
+
+import pytest
+from matplotlib.ft2font import FT2Font
+from PIL import Image, ImageChops
+
+from playbench.render.draw2d import to_png
+from playbench.tasks.comma import draw
+from playbench.tasks.comma.modules.button import ButtonModule, release_digit, shows_digit
+from playbench.tasks.comma.modules.color import TABLE, ColorModule, first_group, group_members
+from playbench.tasks.comma.modules.keypad import COLUMNS, POSITIONS, SYMBOLS, KeypadModule
+from playbench.tasks.comma.modules.led import MULTIPLIERS, LedModule, correct_positions
+from playbench.tasks.comma.modules.memory import MemoryModule
+
+MINE = (ButtonModule, ColorModule, KeypadModule, LedModule, MemoryModule)
+
+
+# --- button -----------------------------------------------------------------------------------
+def button(color: str, strip: str = "blue") -> ButtonModule:
+    return ButtonModule({"button_color": color, "strip_color": strip})
+
+
+@pytest.mark.parametrize("color", ["red", "white"])
+def test_button_red_and_white_are_tapped(color):
+    m = button(color)
+    assert not m.apply("tap_button", 421).mistake and m.solved and m.partial_score() == 1.0
+
+
+@pytest.mark.parametrize("color", ["yellow", "blue"])
+def test_button_yellow_and_blue_are_held_a_tap_is_a_strike(color):
+    m = button(color)
+    assert m.apply("tap_button", 421).mistake and not m.solved
+    m.apply("hold_button", 421)
+    assert m.held and m.actions() == ["release_button"]
+
+
+@pytest.mark.parametrize(("strip", "digit"), [("blue", "4"), ("white", "1"), ("yellow", "5"), ("red", "1")])
+def test_button_strip_colour_gives_the_release_digit(strip, digit):
+    assert release_digit(strip) == digit
+    m = button("yellow", strip)
+    m.apply("hold_button", 400)
+    seconds_with = next(s for s in range(400, 300, -1) if digit in draw.format_clock(s).replace(":", ""))
+    seconds_without = next(
+        s for s in range(400, 300, -1) if digit not in draw.format_clock(s).replace(":", "")
+    )
+    assert m.apply("release_button", seconds_without).mistake and not m.held
+    m.apply("hold_button", seconds_with)
+    result = m.apply("release_button", seconds_with)
+    assert not result.mistake and m.solved
+
+
+def test_button_digit_counts_in_any_position_of_the_timer():
+    assert (
+        shows_digit(9 * 60 + 14, "4") and shows_digit(4 * 60 + 0, "4") and not shows_digit(7 * 60 + 33, "4")
+    )
+    assert shows_digit(6 * 60 + 51, "5") and shows_digit(6 * 60 + 51, "1")
+
+
+def test_button_held_tap_colour_is_a_strike_on_release_and_the_strip_shows_only_while_held():
+    m = button("red", "white")
+    before = to_png(m.render(400))
+    m.apply("hold_button", 400)
+    assert "lit white" in m.describe(400) and to_png(m.render(400)) != before
+    assert m.apply("release_button", 411).mistake and not m.solved and "unlit" in m.describe(400)
+
+
+# --- keypad -----------------------------------------------------------------------------------
+def test_keypad_columns_overlap_so_every_four_symbols_have_one_column():
+    for a, b in itertools.combinations(COLUMNS, 2):
+        assert len(set(a) & set(b)) <= 2
+    for c, column in enumerate(COLUMNS):
+        assert len(set(column)) == 7
+        for four in itertools.combinations(column, 4):
+            assert [k for k, other in enumerate(COLUMNS) if set(four) <= set(other)] == [c]
+
+
+def test_keypad_every_symbol_is_a_real_glyph_of_the_packaged_font():
+    face = FT2Font(draw.font_path("sans"))
+    charmap = face.get_charmap()
+    tofu = draw.font(60).getmask("\ue000").getbbox()  # a private-use code point has no glyph
+    for symbol in {s for column in COLUMNS for s in column}:
+        assert ord(symbol) in charmap, symbol
+        box = draw.font(60).getmask(symbol).getbbox()
+        assert box is not None and box != tofu, symbol
+        assert symbol in SYMBOLS and SYMBOLS[symbol]
+
+
+def test_keypad_presses_in_column_order_top_to_bottom():
+    m = KeypadModule({"column": 2, "symbols": ["б", "Ѽ", "ѣ", "ƛ"]})  # column 3: Ѽ Җ Ԇ ƛ б ¶ ѣ
+    assert m.oracle_actions(0) == [
+        "press_top_right_button",
+        "press_bottom_right_button",
+        "press_top_left_button",
+        "press_bottom_left_button",
+    ]
+    for action in m.oracle_actions(0):
+        assert not m.apply(action, 0).mistake
+    assert m.solved and m.partial_score() == 1.0
+
+
+def test_keypad_wrong_key_is_a_strike_that_darkens_the_lit_keys_and_partial_counts_best_run():
+    m = KeypadModule({"column": 0, "symbols": ["Ϙ", "Ѧ", "ƛ", "Ϟ"]})
+    m.apply("press_top_left_button", 0)
+    m.apply("press_top_right_button", 0)
+    result = m.apply("press_top_right_button", 0)  # pressing a lit key again is not the next key
+    assert result.mistake and m.progress == 0 and m.partial_score() == 0.5
+    assert "Lit keys: none" in m.describe(0)
+
+
+def test_keypad_manual_lists_every_column_in_order():
+    manual = KeypadModule.manual()
+    for i, column in enumerate(COLUMNS, 1):
+        block = manual.split(f"Column {i} (top to bottom):")[1]
+        positions = [block.index(f"{k}. {s}") for k, s in enumerate(column, 1)]
+        assert positions == sorted(positions)
+    assert all(f"press_{p}_button" in manual for p in POSITIONS)
+
+
+# --- LED --------------------------------------------------------------------------------------
+def test_led_multipliers_are_the_papers():
+    assert MULTIPLIERS == {"red": 2, "green": 3, "blue": 4, "yellow": 5, "purple": 6, "orange": 7}
+
+
+def test_led_button_is_correct_when_value_times_multiplier_mod_26_is_the_opposite_letter():
+    # B=1, x2 = 2 = C (opposite of top left is bottom right); N=13, x2 = 26 mod 26 = 0 = A
+    assert correct_positions(["B", "N", "A", "C"], 2) == [0, 1]
+    # Z=25, x7 = 175 mod 26 = 19 = T; H=7 x7=49 mod 26 = 23 = X is not Q
+    assert correct_positions(["Z", "H", "Q", "T"], 7) == [0]
+
+
+def test_led_wrong_press_is_a_strike_and_the_stage_stays_right_press_advances():
+    m = LedModule({"colors": ["red", "orange"], "letters": [["B", "D", "E", "C"], ["Z", "H", "Q", "T"]]})
+    assert m.apply("press_top_right_button", 0).mistake and m.stage == 0
+    assert not m.apply("press_top_left_button", 0).mistake and m.stage == 1 and m.partial_score() == 0.5
+    assert "orange" in m.describe(0) and "top left Z" in m.describe(0)
+    m.apply("press_top_left_button", 0)
+    assert m.solved and m.partial_score() == 1.0
+
+
+def test_led_generator_always_leaves_a_correct_button_with_four_letters():
+    rng = random.Random(3)
+    for _ in range(300):
+        params = LedModule.generate(rng)
+        assert 2 <= len(params["colors"]) <= 5
+        for color, letters in zip(params["colors"], params["letters"], strict=True):
+            assert len(set(letters)) == 4 and correct_positions(letters, MULTIPLIERS[color])
+
+
+# --- memory -----------------------------------------------------------------------------------
+def memory(displays, labels=None):
+    labels = labels or [[1, 2, 3, 4]] * 5
+    return MemoryModule({"displays": displays, "labels": labels})
+
+
+@pytest.mark.parametrize(("display", "position"), [(1, 2), (2, 2), (3, 3), (4, 4)])
+def test_memory_stage_1_by_display(display, position):
+    m = memory([display, 3, 3, 2, 1])
+    assert m.correct_position() == position
+
+
+def test_memory_stage_2_rules():
+    labels = [[2, 1, 3, 4], [3, 4, 1, 2], [1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4]]
+    for display, expected in [(1, 2), (2, 2), (3, 1), (4, 2)]:  # label 4 sits in position 2 in stage 2
+        m = memory([1, display, 3, 2, 1], labels)
+        m.apply("press_position_2", 0)  # stage 1 display 1 -> position 2
+        assert m.correct_position() == expected, display
+
+
+def test_memory_stage_3_to_5_use_earlier_labels_and_positions():
+    labels = [[2, 1, 3, 4], [4, 3, 2, 1], [3, 1, 4, 2], [1, 4, 2, 3], [4, 2, 1, 3]]
+    m = memory([3, 3, 2, 3, 4], labels)
+    m.apply("press_position_3", 0)  # stage 1: display 3 -> position 3 (label 3)
+    m.apply("press_position_1", 0)  # stage 2: display 3 -> position 1 (label 4)
+    assert m.correct_position() == 1  # stage 3: display 2 -> same label as stage 1 (3), at position 1
+    m.apply("press_position_1", 0)
+    assert m.correct_position() == 1  # stage 4: display 3 -> same position as stage 2 (1)
+    m.apply("press_position_1", 0)  # label 1
+    assert m.correct_position() == 4  # stage 5: display 4 -> label pressed in stage 3 (3), now in position 4
+    m.apply("press_position_4", 0)
+    assert m.solved and m.partial_score() == 1.0
+
+
+def test_memory_wrong_press_resets_to_stage_1_and_best_progress_is_kept():
+    m = memory([1, 1, 1, 1, 1], [[1, 2, 3, 4]] * 5)
+    m.apply("press_position_2", 0)
+    m.apply("press_position_4", 0)  # stage 2 display 1 -> label 4 = position 4
+    assert m.stage == 3
+    assert m.apply("press_position_1", 0).mistake and m.stage == 1 and m.pressed == []
+    assert m.partial_score() == 2 / 5
+
+
+# --- color ------------------------------------------------------------------------------------
+def test_color_first_group_is_the_fewest_with_ties_in_list_order():
+    grid = ["red"] * 3 + ["blue"] * 3 + ["green"] * 4 + ["yellow"] * 3 + ["magenta"] * 3
+    assert first_group(grid) == "red"
+    grid = ["red"] * 5 + ["blue"] * 2 + ["green"] * 4 + ["yellow"] * 3 + ["magenta"] * 2
+    assert first_group(grid) == "blue"
+
+
+def test_color_row_and_column_groups_take_the_first_line_with_colour():
+    grid = ["white"] * 4 + ["white", "red", "white", "blue"] + ["green"] * 8
+    assert group_members(grid, "row") == {5, 7}
+    assert group_members(grid, "column") == {8, 12}
+
+
+def test_color_table_is_the_papers_shape():
+    assert sorted(TABLE) == list(range(1, 16)) and all(len(row) == 7 for row in TABLE.values())
+    assert TABLE[1] == ("blue", "column", "red", "yellow", "row", "green", "magenta")
+    assert TABLE[15] == ("row", "row", "column", "row", "column", "column", "row")
+
+
+def test_color_wrong_square_is_a_strike_and_resets_white_squares_do_nothing():
+    grid = ["red"] + ["blue"] * 15
+    m = ColorModule({"grid": grid, "seed": 5})
+    assert m.target == "red"
+    assert m.apply("click_row_1_col_2", 0).mistake
+    assert not m.apply("click_row_1_col_1", 0).mistake and m.previous == "red"
+    # after the red group the table row for 1 white square, column "red", names blue
+    assert m.target == TABLE[1][0] == "blue"
+    assert m.apply("click_row_1_col_1", 0).changed is False
+
+
+def test_color_group_named_by_the_table_is_never_empty():
+    rng = random.Random(11)
+    for _ in range(200):
+        m = ColorModule(ColorModule.generate(rng))
+        while not m.solved:
+            assert m.group and all(m.grid[i] != "white" for i in m.group)
+            for action in m.oracle_actions(0):
+                assert not m.apply(action, 0).mistake
+
+
+# --- every module -------------------------------------------------------------------------------
+@pytest.mark.parametrize("cls", MINE, ids=lambda c: c.name)
+def test_oracle_solves_generated_instances_without_mistakes(cls):
+    rng = random.Random(cls.name)
+    for _ in range(200):
+        m = cls(cls.generate(rng))
+        clock = 599
+        for _turn in range(40):
+            if m.solved:
+                break
+            for action in m.oracle_actions(clock):
+                assert action in m.actions()
+                assert not m.apply(action, clock).mistake
+            clock -= 7
+        assert m.solved and m.partial_score() == 1.0
+
+
+@pytest.mark.parametrize("cls", MINE, ids=lambda c: c.name)
+def test_images_are_deterministic_show_the_clock_and_the_state(cls):
+    params = cls.generate(random.Random(1))
+    a, b = cls(params), cls(params)
+    assert to_png(a.render(500)) == to_png(b.render(500))
+    image = a.render(500)
+    assert image.size == (draw.WIDTH, draw.HEIGHT) and image.mode == "RGB"
+    assert ImageChops.difference(image, a.render(493)).getbbox() is not None  # the timer moved
+    action = a.oracle_actions(500)[0]
+    a.apply(action, 500)
+    assert to_png(a.render(500)) != to_png(b.render(500))
+
+
+@pytest.mark.parametrize("cls", MINE, ids=lambda c: c.name)
+def test_manual_names_every_action_and_unknown_actions_change_nothing(cls):
+    m = cls(cls.generate(random.Random(2)))
+    manual = cls.manual()
+    for action in m.action_vocabulary():
+        if cls is not ColorModule:  # the colour manual names the click_row_R_col_C pattern
+            assert action in manual
+    result = m.apply("no_such_action", 400)
+    assert not result.changed and not result.mistake
+
+
+def test_module_images_render_as_images():
+    for cls in MINE:
+        assert isinstance(cls(cls.generate(random.Random(4))).render(400), Image.Image)

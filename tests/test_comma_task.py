@@ -1,0 +1,303 @@
+"""The COMMA conversation task: registration, turn protocol, limits, metrics, judge, agents, LLM path."""
+
+import asyncio
+import json
+import re
+
+import pytest
+
+from playbench.agents import AgentSpec
+from playbench.cli import main
+from playbench.core.errors import ConfigError
+from playbench.core.registry import all_specs, make_task
+from playbench.core.types import Validity
+from playbench.runner.run import RunConfig, execute
+from playbench.tasks.comma.modules import NAMES
+from playbench.tasks.comma.modules.keypad import POSITIONS
+from playbench.tasks.comma.summaries import summarize, turn_curve
+from playbench.tasks.comma.task import WAIT_MESSAGE, CommaTask, cut_words, find_action, parse_judge_label
+from playbench.testing.scripted_server import ScriptedServer, last_user_text, system_text
+
+MINE = ("button", "color", "keypad", "led", "memory")
+
+
+def task_with(module: str, **options) -> CommaTask:
+    task = make_task(f"comma/{module}", **options)
+    assert isinstance(task, CommaTask)
+    return task
+
+
+def started(module: str, index: int = 0, **options) -> CommaTask:
+    task = task_with(module, **options)
+    task.reset(task.instances(index + 1, 0)[index])
+    return task
+
+
+def records(out) -> list[dict]:
+    return [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines() if x.strip()]
+
+
+# --- registration and instances -------------------------------------------------------------------
+def test_every_puzzle_and_all_are_registered():
+    ids = {s.id for s in all_specs() if s.id.startswith("comma/")}
+    assert ids == {f"comma/{n}" for n in NAMES} | {"comma/all"}
+
+
+def test_all_deals_the_modules_round_robin_with_stable_ids():
+    task = task_with("all", instances_per_module=2)
+    keypad_only = [i for i in task.instances(None, 0) if i.module == "keypad"]
+    assert [i.id for i in keypad_only] == ["keypad-0000", "keypad-0001"]
+    assert keypad_only[1] == task_with("keypad").instances(2, 0)[1]  # the same instance in both tasks
+    first = task_with("all").instances(10, 0)
+    assert [i.module for i in first] == list(NAMES)
+
+
+def test_default_set_has_100_instances_per_puzzle_with_variety():
+    instances = task_with("keypad").instances(None, 0)
+    assert len(instances) == 100
+    assert len({json.dumps(i.params, sort_keys=True) for i in instances}) == 100
+
+
+def test_bad_options_and_instances_are_clear_errors():
+    with pytest.raises(ConfigError, match="max_turns"):
+        task_with("keypad", max_turns=0)
+    with pytest.raises(ConfigError, match="module"):
+        make_task("comma/all", module="bomb")
+    task = task_with("keypad")
+    with pytest.raises(ConfigError, match="not played by this task"):
+        task.load_instance({**task_with("led").instances(1, 0)[0].model_dump(), "id": "x"})
+
+
+# --- the turn protocol ------------------------------------------------------------------------------
+def test_action_lines_match_case_insensitively_with_word_boundaries():
+    names = ["cut_wire_1", "cut_wire_12", "press_top_left_button"]
+    assert find_action("I will CUT_WIRE_1 now", names) == "cut_wire_1"
+    assert find_action("cut_wire_12", names) == "cut_wire_12"
+    assert find_action("cut_wire_123", names) is None
+    assert find_action("please press the top left button", names) is None
+
+
+def test_a_reply_without_action_names_is_a_message_and_the_expert_answers():
+    task = started("keypad")
+    obs = task.observe("solver")
+    assert [p.label for p in obs.images] == ["module"] and obs.legal_actions == [
+        f"press_{p}_button" for p in POSITIONS
+    ]
+    result = task.step("I see four symbols: a star, a lollipop, a C with a dot and an omega.")
+    assert result.validity == Validity.EFFECTIVE and task.current_role() == "expert"
+    expert = task.observe("expert")
+    assert not expert.images and "Column 1 (top to bottom)" in expert.instructions
+    assert "lollipop" in expert.text and "press_top_left_button" not in expert.text
+    task.step("Press the lollipop first.")
+    assert (
+        task.current_role() == "solver" and "Expert: Press the lollipop first." in task.observe("solver").text
+    )
+    assert task.session.turns == 1
+
+
+def test_action_lines_execute_in_order_and_stop_at_a_strike():
+    task = started("keypad")
+    order = task.module.oracle_actions(0)
+    wrong = next(a for a in order[1:])
+    result = task.step(f"Here goes:\n{wrong.upper()}\n{order[0]}")
+    assert result.validity == Validity.INEFFECTIVE and task.session.mistakes == 1
+    assert "not carried out" in result.feedback and task.module.progress == 0
+    assert task.current_role() == "solver"  # acting is not a message: the expert does not speak
+    result = task.step(";".join(order))  # a terminal user may separate actions with ';'
+    assert task.module.solved and task.done and "won" in result.feedback
+
+
+def test_unavailable_action_is_invalid_and_changes_nothing():
+    task = started("button")
+    result = task.step("release_button")
+    assert result.validity == Validity.INVALID and result.reason == "unavailable"
+    assert not task.module.held and task.session.mistakes == 0
+
+
+def test_empty_reply_uses_the_turn_and_an_empty_expert_reply_is_recorded():
+    task = started("led")
+    assert task.step("   ").validity == Validity.UNPARSEABLE and task.session.turns == 1
+    task.step("What should I do?")
+    assert task.step("").validity == Validity.UNPARSEABLE
+    assert "(no reply)" in task.observe("solver").text
+
+
+def test_the_clock_runs_down_per_conversation_turn_and_is_drawn():
+    task = started("button", seconds_per_turn=9)
+    start = task.instance.start_clock
+    before = task.observe("solver").images[0].png
+    task.step("Hello expert")
+    assert task.session.clock == start - 9
+    task.step("Hi")  # the expert's reply is part of the same turn
+    assert task.session.clock == start - 9
+    assert task.observe("solver").images[0].png != before
+
+
+def test_turn_limit_and_mistake_limit_end_the_episode():
+    task = started("keypad", max_turns=3)
+    for _ in range(3):
+        task.step("hmm, let me think")
+        if not task.done:
+            task.step("describe the symbols please")
+    assert task.done and task.outcome().metrics["ended_by"] == "turn_limit"
+    assert task.outcome().metrics["conversation_length"] == 3
+    task = started("memory", mistake_limit=2)
+    wrong = next(a for a in task.module.actions() if a not in task.module.oracle_actions(0))
+    task.step(wrong)
+    task.step(wrong)
+    assert task.done and task.outcome().metrics["ended_by"] == "mistake_limit"
+    assert "after 2 mistakes" in task.observe("solver").instructions
+
+
+def test_expert_word_limit_cuts_messages():
+    assert cut_words("one two\nthree four", 3) == "one two\nthree [cut at 3 words]"
+    task = started("led", expert_word_limit=2)
+    task.step("help")
+    task.step("press the top left button")
+    assert "press the [cut at 2 words]" in task.observe("solver").text
+    assert "within 2 words" in task.observe("expert").instructions
+
+
+def test_repetition_loop_is_a_repeated_incorrect_state_action_pair():
+    task = started("memory")
+    wrong = next(a for a in task.module.actions() if a not in task.module.oracle_actions(0))
+    task.step(wrong)
+    assert task.outcome().metrics["repetition_loop"] is False
+    task.step(wrong)  # the reset brought back the same stage-1 state
+    metrics = task.outcome().metrics
+    assert metrics["repetition_loop"] is True and metrics["repeated_mistakes"] == 1
+
+
+def test_turn_limit_curves_are_flat_metrics_and_aggregate():
+    task = started("led")
+    wrong = next(a for a in task.module.actions() if a not in task.module.oracle_actions(0))
+    task.step(wrong)
+    while not task.done:
+        task.step(task.oracle_action("solver"))
+    metrics = task.outcome().metrics
+    n = task.session.turns
+    assert metrics["success_at_01"] is False and metrics[f"success_at_{n:02d}"] is True
+    assert metrics["mistakes_at_01"] == 1 and metrics["mistakes_at_20"] == 1
+    assert all(isinstance(v, (bool, int, float, str)) for v in metrics.values())
+    curve = turn_curve([{"success": True, "metrics": metrics}])
+    assert curve["k"] == list(range(1, 21)) and curve["success_rate"][-1] == 1.0
+    summary = summarize([{"success": True, "instance_id": "led-0000", "metrics": metrics}])
+    assert summary["by_module"]["led"]["PSR"] == 100.0 and summary["overall"]["AM"] == 1.0
+
+
+@pytest.mark.parametrize("module", MINE)
+def test_oracle_pair_needs_exactly_optimal_steps(module):
+    task = task_with(module)
+    for instance in task.instances(25, 3):
+        task.reset(instance)
+        while not task.done:
+            task.step(task.oracle_action(task.current_role()))
+        assert task.outcome().success and task.session.turns == instance.optimal_steps
+
+
+def test_realtime_oracle_waits_by_messaging_and_the_oracle_expert_instructs():
+    task = task_with("button")
+    instance = next(i for i in task.instances(60, 0) if i.optimal_steps > 2)
+    task.reset(instance)
+    task.step(task.oracle_action("solver"))  # hold
+    assert task.oracle_action("solver") == WAIT_MESSAGE
+    task.step(WAIT_MESSAGE)
+    assert task.current_role() == "expert" and "release when the timer shows" in task.oracle_action("expert")
+
+
+# --- judge ------------------------------------------------------------------------------------------
+def test_judge_labels_failed_episodes_and_unparseable_verdicts_are_recorded():
+    assert parse_judge_label("Reasoning... label: Repetition Loop") == "repetition loop"
+    assert parse_judge_label("It was clearly miscommunication.") == "miscommunication"
+    assert parse_judge_label("roleplay or misinterpretation?") is None
+    task = started("keypad", judge=True, max_turns=1)
+    assert task.roles == ("solver", "expert", "judge")
+    task.step("what now?")
+    assert task.current_role() == "judge" and not task.done
+    obs = task.observe("judge")
+    assert "true state before this turn" in obs.text and "label:" in obs.instructions
+    assert task.step("no idea").validity == Validity.UNPARSEABLE and task.done
+    metrics = task.outcome().metrics
+    assert metrics["judge_label"] == "unparseable" and metrics["judge_unparseable"] is True
+    solved = started("keypad", judge=True)
+    solved.step(solved.oracle_action("solver"))
+    assert solved.done and "judge_label" not in solved.outcome().metrics
+
+
+# --- agents through the runner -------------------------------------------------------------------
+def test_random_solver_with_oracle_expert_and_oracle_pair_through_the_runner(tmp_path):
+    out = tmp_path / "r"
+    config = RunConfig(
+        tasks=["comma/led"],
+        agents={"solver": AgentSpec("random"), "expert": AgentSpec("oracle")},
+        out=str(out),
+        episodes=4,
+    )
+    summary = asyncio.run(execute(config))
+    recs = records(out)
+    assert len(recs) == 4 and all(r["error"] is None for r in recs)
+    assert all(r["metrics"]["solver_messages"] == 0 for r in recs)  # the random solver only acts
+    extra = summary["tasks"]["comma/led"]["extra"]
+    assert set(extra) >= {"overall", "by_module", "turn_limit_curve"}
+    out2 = tmp_path / "o"
+    assert main(["run", "comma/all", "--agent", "oracle", "--episodes", "10", "--out", str(out2)]) == 0
+    assert all(r["success"] and r["steps"] == r["optimal_steps"] for r in records(out2))
+
+
+# --- the LLM path ---------------------------------------------------------------------------------
+def keypad_players(symbols: list[str]):
+    """A scripted 'solver model' and 'expert model' that read only their prompts.
+
+    The solver first sends a malformed (empty) reply, then describes the symbols (a vision model would
+    read them off the image; the script is told them), then types the action names the expert gave.
+    The expert parses the manual's columns out of its system prompt and answers the description.
+    """
+
+    def respond(request: dict) -> str:
+        system, user = system_text(request), last_user_text(request)
+        if "You are the EXPERT" in system:
+            described = re.findall(r"symbols: (.+?)\.", user)[-1].split(", ")
+            columns = re.findall(r"Column \d \(top to bottom\):\n((?:  .*\n?)+)", system)
+            for column in columns:
+                listed = [line.split(". ", 1)[1].split("  -")[0] for line in column.strip().splitlines()]
+                if all(s.split(" ")[-1] in listed for s in described):
+                    ordered = sorted(described, key=lambda s: listed.index(s.split(" ")[-1]))
+                    return "Press in this order:\n" + "\n".join(
+                        f"press_{s.rsplit(' ', 1)[0].replace(' ', '_')}_button" for s in ordered
+                    )
+            return "I could not find those symbols; describe them again."
+        assert "You are the SOLVER" in system
+        assert any(p["type"] == "image_url" for p in request["messages"][-1]["content"])
+        if "(nothing has been said yet)" in user:
+            return ""  # malformed: an empty reply
+        if "Expert:" not in user:
+            listing = ", ".join(f"{p.replace('_', ' ')} {s}" for p, s in zip(POSITIONS, symbols, strict=True))
+            return f"My keypad symbols: {listing}."
+        advice = user.rsplit("Expert:", 1)[1]
+        return "\n".join(re.findall(r"press_\w+_button", advice))
+
+    return respond
+
+
+def test_solver_and_expert_llms_talk_over_the_real_sdk(tmp_path):
+    task = task_with("keypad")
+    symbols = task.instances(1, 0)[0].params["symbols"]
+    out = tmp_path / "llm"
+    with ScriptedServer(keypad_players(symbols)) as srv:
+        argv = [
+            "run", "comma/keypad", "--agent", "llm", "--model", "openai:solver", "--expert-agent", "llm",
+            "--expert-model", "openai:expert", "--base-url", srv.base_url, "--episodes", "1", "--out", str(out),
+        ]  # fmt: skip
+        assert main(argv) == 0
+        models = [r["model"] for r in srv.requests]
+    rec = records(out)[0]
+    assert rec["error"] is None and rec["success"], rec
+    assert rec["metrics"]["conversation_length"] == 3 and rec["metrics"]["mistakes"] == 0
+    assert models == ["solver", "solver", "expert", "solver"]
+    steps = [json.loads(x) for x in (out / rec["trajectory"]).read_text().splitlines()]
+    assert [s["validity"] for s in steps] == ["unparseable", "effective", "effective", "effective"]
+    assert (
+        steps[2]["role"] == "expert"
+        and steps[2]["images"] == []
+        and "My keypad symbols" in steps[2]["observation"]
+    )
