@@ -1,0 +1,1 @@
+"""VisEscape: twenty finite-state escape rooms with rendered views (see README.md)."""

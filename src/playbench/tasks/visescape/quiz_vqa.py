@@ -1,0 +1,250 @@
+"""`visescape/quiz-vqa`: a room's visual quiz as multi-image VQA (paper Appendix D.2, Table 8, Table 20).
+
+The model gets the clue's close-up and the lock's close-up, is told the first is the hint for the
+second, and answers; a wrong answer comes back with the list of answers tried so far (and, with
+reasoning, the reasoning that led to the last one) for up to `attempts` tries. pass@1 = solved at
+the first try, pass@10 = solved within ten.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import replace
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from playbench.core.errors import ConfigError
+from playbench.core.task import Instance, Task, TaskConfig, derive_seed
+from playbench.core.types import EpisodeResult, ImagePart, Observation, StepResult, TextPart, Validity
+from playbench.tasks.visescape.engine import ANSWER_RE, Engine, GameState
+from playbench.tasks.visescape.quizzes import get_kind
+from playbench.tasks.visescape.rooms import load_room, quiz_params, room_ids
+
+INSTRUCTIONS = (
+    "You solve visual puzzles from escape rooms: work out the password of a lock from a hint picture."
+)
+THINK_TAIL = (
+    "Think before you guess: write your thoughts in a [Think] section, then give the password alone in an "
+    "[Answer] section, with no other text."
+)
+PLAIN_TAIL = "Reply with the password only, nothing else."
+
+
+class QuizVQAConfig(TaskConfig):
+    reasoning: bool = False
+    attempts: int = Field(10, ge=1, le=50)
+    quizzes: Literal["first", "all"] = "first"  # first: one quiz per room (the paper's 20)
+    answer_candidates: int = Field(4, ge=1, le=20)
+
+
+class QuizVQAInstance(Instance):
+    optimal_steps: int | None = 1
+    room: str
+    quiz: str
+    kind: str
+    params: dict[str, Any]
+
+
+class QuizVQATask(Task):
+    Config: ClassVar[type[TaskConfig]] = QuizVQAConfig
+    InstanceModel: ClassVar[type[Instance]] = QuizVQAInstance
+    instance_label: ClassVar[str] = "visescape quiz"
+    roles: ClassVar[tuple[str, ...]] = ("player",)
+
+    config: QuizVQAConfig
+
+    def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        self._inst: QuizVQAInstance | None = None
+
+    def _quiz_list(self) -> list[tuple[str, str]]:
+        out = []
+        for rid in room_ids():
+            room = load_room(rid)
+            quizzes = room.quizzes[:1] if self.config.quizzes == "first" else room.quizzes
+            out += [(rid, q.id) for q in quizzes]
+        return out
+
+    def instances(self, n: int | None, seed: int) -> list[Instance]:
+        """The rooms' own quizzes first (seed 0 in room order, else a seeded order); then variants."""
+        if n is not None and n < 0:
+            raise ConfigError(f"the number of instances must be >= 0, got {n}")
+        base = self._quiz_list()
+        if seed != 0:
+            random.Random(derive_seed("visescape-vqa-order", seed)).shuffle(base)
+        total = len(base) if n is None else n
+        out: list[Instance] = []
+        for idx in range(total):
+            pass_no, k = divmod(idx, len(base))
+            rid, qid = base[k]
+            room = load_room(rid)
+            variant = None if pass_no == 0 else derive_seed("visescape-vqa", seed, pass_no, rid, qid) % 10**9
+            params = quiz_params(room, variant)[qid]
+            quiz = next(q for q in room.quizzes if q.id == qid)
+            name = f"{rid}-{qid}" + ("" if variant is None else f"-v{variant}")
+            out.append(QuizVQAInstance(id=name, room=rid, quiz=qid, kind=quiz.kind, params=params))
+        return out
+
+    def reset(self, instance: Instance) -> None:
+        if not isinstance(instance, QuizVQAInstance):
+            instance = self.load_instance(instance.model_dump())
+        assert isinstance(instance, QuizVQAInstance)
+        room = load_room(instance.room)
+        quiz = next((q for q in room.quizzes if q.id == instance.quiz), None)
+        if quiz is None:
+            raise ConfigError(f"room {instance.room} has no quiz {instance.quiz!r}")
+        self._inst = instance
+        self._quiz = quiz
+        self._kind = get_kind(instance.kind)
+        params = quiz_params(room)
+        params[quiz.id] = instance.params
+        self._engine = Engine(room, params)
+        self._tried: list[str] = []
+        self._last_reasoning = ""
+        self._solved_at: int | None = None
+        self._steps = 0
+        self._feedback = ""
+        self._images: tuple[bytes, bytes] | None = None
+
+    def _require(self) -> QuizVQAInstance:
+        if self._inst is None:
+            raise RuntimeError("call reset(instance) before playing")
+        return self._inst
+
+    @property
+    def done(self) -> bool:
+        self._require()
+        return self._solved_at is not None or self._steps >= self.config.attempts
+
+    def _views(self) -> tuple[bytes, bytes]:
+        if self._images is None:
+            from playbench.tasks.visescape.views import ViewMaker
+
+            engine = self._engine
+            vm = ViewMaker(engine)
+            start = engine.initial_state()
+            quiz = self._quiz
+            if quiz.clue in engine.recs:
+                state = start
+                if quiz.clue_states:
+                    states = list(state.states)
+                    states[engine.rec_index[quiz.clue]] = quiz.clue_states[0]
+                    state = replace(state, states=tuple(states))
+                clue_state = replace(state, view=("rec", quiz.clue))
+            else:
+                clue_state = replace(
+                    start, view=("item", quiz.clue, ("rec", engine.room.location(quiz.clue).id))
+                )
+            lock_state: GameState = replace(
+                start, view=("item", quiz.lock, ("rec", engine.room.location(quiz.lock).id))
+            )
+            self._images = (vm.image(clue_state), vm.image(lock_state))
+        return self._images
+
+    def observe(self, role: str) -> Observation:
+        inst = self._require()
+        clue, lock = self._views()
+        history = ""
+        if self._tried:
+            history = (
+                f"You have already tried these answers and they were all wrong: {', '.join(self._tried)}."
+            )
+            if self.config.reasoning and self._last_reasoning:
+                history += f" Your reasoning for the last one was: {self._last_reasoning}"
+        parts = [
+            TextPart("Image 1:"),
+            ImagePart(clue, label="hint image"),
+            TextPart("Image 2:"),
+            ImagePart(lock, label="lock"),
+            TextPart(
+                "Image 1 is a hint for the password of the lock shown in image 2. Work out the lock's password "
+                f"from the hint image ({self._kind.answer_format(inst.params).split(', e.g.')[0]})."
+                + (f"\n{history}" if history else "")
+            ),
+            TextPart(THINK_TAIL if self.config.reasoning else PLAIN_TAIL),
+        ]
+        rng = random.Random(derive_seed("visescape-vqa-guess", inst.id, self._steps))
+        return Observation(
+            role=role,
+            parts=parts,
+            instructions=INSTRUCTIONS,
+            legal_actions=[]
+            if self.done
+            else self._kind.guesses(inst.params, rng, self.config.answer_candidates),
+            feedback=self._feedback,
+            step=self._steps,
+        )
+
+    def _read(self, text: str) -> tuple[str, str]:
+        """(answer, reasoning) from a reply."""
+        m = ANSWER_RE.search(text)
+        parts = re.split(r"\[\s*answer\s*\]", text, flags=re.IGNORECASE)
+        reasoning = (
+            re.sub(r"\[\s*think\s*\]", "", parts[0], flags=re.IGNORECASE).strip() if len(parts) > 1 else ""
+        )
+        if m is not None:
+            return m.group(1).strip(), reasoning
+        answer = parts[-1].strip() if len(parts) > 1 else text.strip()
+        lines = [ln.strip() for ln in answer.splitlines() if ln.strip()]
+        return (lines[0] if lines else ""), reasoning
+
+    def step(self, action_text: str) -> StepResult:
+        inst = self._require()
+        if self.done:
+            return StepResult(
+                Validity.INVALID, "This quiz is over; no more answers are accepted.", reason="episode_over"
+            )
+        answer, reasoning = self._read(action_text if isinstance(action_text, str) else str(action_text))
+        if not self._kind.normalize(answer):
+            self._feedback = (
+                f"No answer could be read; reply with the password ({self._kind.answer_format(inst.params)})."
+            )
+            return StepResult(Validity.UNPARSEABLE, self._feedback, reason="no_answer")
+        self._steps += 1
+        if self._kind.is_correct(inst.params, answer):
+            self._solved_at = self._steps
+            self._feedback = "Correct."
+            return StepResult(Validity.EFFECTIVE, self._feedback, parsed=answer)
+        shown = answer if len(answer) <= 40 else answer[:37] + "..."
+        if shown not in self._tried:
+            self._tried.append(shown)
+        self._last_reasoning = reasoning[:800]
+        self._feedback = f"'{shown}' is wrong." + (" No attempts left." if self.done else " Try again.")
+        return StepResult(Validity.INEFFECTIVE, self._feedback, parsed=answer)
+
+    def oracle_action(self, role: str) -> str | None:
+        inst = self._require()
+        if self.done:
+            return None
+        answer = self._kind.answer(inst.params)
+        return f"[Think] The hint gives the password.\n[Answer] {answer}" if self.config.reasoning else answer
+
+    def outcome(self) -> EpisodeResult:
+        inst = self._require()
+        solved = self._solved_at is not None
+        metrics = {
+            "room": inst.room,
+            "kind": inst.kind,
+            "pass1": self._solved_at == 1,
+            "pass10": solved and self._solved_at is not None and self._solved_at <= 10,
+            "attempts_used": self._steps,
+            "distinct_wrong": len(self._tried),
+            "reasoning": self.config.reasoning,
+        }
+        return EpisodeResult(success=solved, steps=self._steps, metrics=metrics)
+
+    def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
+        rows = [e for e in episodes if not e.get("error") and "pass1" in (e.get("metrics") or {})]
+        if not rows:
+            return {}
+        return {
+            "pass1_count": sum(bool(e["metrics"]["pass1"]) for e in rows),
+            "pass10_count": sum(bool(e["metrics"]["pass10"]) for e in rows),
+            "quizzes": len(rows),
+            "by_kind": {
+                k: sum(bool(e["metrics"]["pass10"]) for e in rows if e["metrics"]["kind"] == k)
+                for k in sorted({e["metrics"]["kind"] for e in rows})
+            },
+        }

@@ -1,0 +1,37 @@
+"""VisEscape's task ids. Imported by `playbench.tasks`; keep it free of heavy imports."""
+
+from playbench.core.registry import register
+
+ROOMS = "playbench.tasks.visescape.task:VisEscapeTask"
+ROOM_COUNT = 20
+
+for _k in range(1, ROOM_COUNT + 1):
+    _room = f"room-{_k:02d}"
+    register(f"visescape/{_room}", ROOMS, description=f"VisEscape escape room {_room}", rooms=[_room])
+register("visescape/rooms", ROOMS, description="VisEscape: all twenty escape rooms", rooms=["all"])
+register(
+    "visescape/quiz-vqa",
+    "playbench.tasks.visescape.quiz_vqa:QuizVQATask",
+    description="VisEscape visual quizzes as multi-image VQA (clue image + lock image, pass@1/pass@10)",
+)
+
+# --- agents (owned by the agents engineer: add the register_agent lines below) ---------------
+from playbench.agents.registry import register_agent  # noqa: E402 - the agents block stays at the end
+
+VISESCAPE_AGENTS = "playbench.tasks.visescape.agents"
+register_agent(
+    "visescape-base",
+    f"{VISESCAPE_AGENTS}:BaseAgent",
+    description="VisEscape base agent: last 20 observations and actions, held items, available actions "
+    "(--captioner-model for caption-then-reason)",
+    needs_model=True,
+    options=("shuffle_actions",),
+)
+register_agent(
+    "visescape-memory",
+    f"{VISESCAPE_AGENTS}:MemoryAgent",
+    description="VisEscape memory/feedback/ReAct agent (VisEscaper): spatial, exploration and salient-action "
+    "memories rebuilt every 10 steps, feedback after object actions, retry prompt",
+    needs_model=True,
+    options=("shuffle_actions", "memory_every", "feedback"),
+)

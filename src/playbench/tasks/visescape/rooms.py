@@ -1,0 +1,71 @@
+"""The shipped rooms (`rooms/room-NN.json`) and their quiz parameters.
+
+A room's canonical puzzle uses the `params` written in its file, or, where a quiz omits them,
+parameters drawn from `derive_seed("visescape", room id, quiz id)`. Seeded variants (instances
+beyond the first pass over the rooms) redraw every quiz from the run seed, keeping the room's
+layout, logic and oracle length.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from playbench.core.task import derive_seed
+from playbench.tasks.visescape.quizzes import get_kind
+from playbench.tasks.visescape.schema import Room, RoomFormatError, load_room_file
+
+ROOMS_DIR = Path(__file__).parent / "rooms"
+ROOM_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def room_files() -> dict[str, Path]:
+    """Shipped room ids (file stems) to their files, sorted by id."""
+    out: dict[str, Path] = {}
+    for path in sorted(ROOMS_DIR.iterdir()):
+        if path.suffix in ROOM_SUFFIXES and not path.name.startswith("_"):
+            out.setdefault(path.stem, path)
+    return out
+
+
+def room_ids() -> list[str]:
+    return list(room_files())
+
+
+@lru_cache(maxsize=64)
+def load_room(room_id_or_path: str) -> Room:
+    """A shipped room by id (`room-01`) or any room file by path."""
+    files = room_files()
+    if room_id_or_path in files:
+        room = load_room_file(files[room_id_or_path])
+        if room.id != room_id_or_path:
+            raise RoomFormatError(
+                f"{files[room_id_or_path].name}: its id {room.id!r} must match the file name"
+            )
+        return room
+    path = Path(room_id_or_path)
+    if path.suffix in ROOM_SUFFIXES:
+        return load_room_file(path)
+    known = ", ".join(files) or "(none)"
+    raise RoomFormatError(
+        f"unknown room {room_id_or_path!r} (shipped rooms: {known}; or give a .json/.yaml path)"
+    )
+
+
+def quiz_params(room: Room, variant: int | None = None) -> dict[str, dict[str, Any]]:
+    """Parameters of every quiz: canonical for `variant=None`, else redrawn from the variant seed."""
+    out: dict[str, dict[str, Any]] = {}
+    for quiz in room.quizzes:
+        kind = get_kind(quiz.kind)
+        if variant is None and quiz.params is not None:
+            out[quiz.id] = dict(quiz.params)
+            continue
+        seed = (
+            derive_seed("visescape", room.id, quiz.id)
+            if variant is None
+            else derive_seed("visescape", room.id, quiz.id, "variant", variant)
+        )
+        out[quiz.id] = kind.generate(random.Random(seed))
+    return out

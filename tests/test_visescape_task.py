@@ -1,0 +1,152 @@
+"""Rules of play: views, object actions, locks, retries, early stop, hints, captions, rendering."""
+
+import json
+
+from playbench.cli import main
+from playbench.core.types import Validity
+from playbench.tasks.visescape.task import VisEscapeTask
+from playbench.testing.scripted_server import ScriptedServer, last_user_text
+
+
+def room01(**options) -> VisEscapeTask:
+    task = VisEscapeTask(rooms=["room-01"], **options)
+    task.reset(task.instances(1, 0)[0])
+    return task
+
+
+def play(task: VisEscapeTask, *actions: str):
+    return [task.step(a) for a in actions]
+
+
+def test_views_and_available_actions():
+    task = room01()
+    obs = task.observe("player")
+    assert "<Current Observation>north side of room - wall view</Current Observation>" in obs.text
+    assert obs.legal_actions == ["turn_to_east", "turn_to_south", "turn_to_west", "inspect door"]
+    play(task, "turn_to_west", "inspect safe")
+    assert task.engine.available(task.state) == ["step_back", "open", "inspect safe_lock"]
+    r = task.step("open")
+    assert r.validity == Validity.INEFFECTIVE and "safe is locked" in r.feedback
+
+
+def test_lock_answers_and_brute_force_count():
+    task = room01()
+    play(task, "turn_to_west", "inspect safe", "inspect safe_lock")
+    answer = task.engine.answer("safe_lock")
+    assert any(a.startswith("<ANSWER>") for a in task.legal_actions())
+    wrong = "0000" if answer != "0000" else "1111"
+    assert task.step(f"<ANSWER>{wrong}</ANSWER>").validity == Validity.INEFFECTIVE
+    task.step(f"[THINK] same again [ACTION] <ANSWER>{wrong}</ANSWER>")
+    r = task.step(f"[THINK] the discs match the dots\n[ACTION]\n<ANSWER>{' '.join(answer)}</ANSWER>")
+    assert r.validity == Validity.EFFECTIVE and "solved_safe_lock" in r.info["checkpoints"]
+    assert task.engine.rec_state(task.state, "safe") == "closed"  # the auto transition fired
+    out = task.outcome()
+    assert out.metrics["wrong_answers_distinct"] == 1 and out.metrics["answers"] == 3
+    assert out.metrics["locks_solved"] == 1
+
+
+def test_use_pick_and_inventory():
+    task = room01()
+    play(task, "turn_to_east", "inspect desk", "open", "pick key_A")
+    assert "key_A (small brass key)" in task.observe("player").text
+    play(task, "step_back", "turn_to_south", "inspect wardrobe")
+    r = task.step("use key_A")
+    assert r.validity == Validity.EFFECTIVE and r.info["checkpoints"] == ["unlocked_wardrobe"]
+    assert "key_A" not in task.state.held  # consumed
+
+
+def test_unavailable_actions_get_retry_feedback_and_cost_a_step_when_repeated():
+    task = room01(retry_limit=2)
+    r = task.step("inspect safe")
+    assert r.validity == Validity.INVALID and r.reason == "unavailable"
+    assert "not available right now" in r.feedback and "turn_to_west" in r.feedback
+    assert task.outcome().steps == 0
+    task.step("dance wildly!")
+    r = task.step("inspect safe")
+    assert r.info["step_spent"] and task.outcome().steps == 1
+    assert task.step("").validity == Validity.UNPARSEABLE
+
+
+def test_early_stop_after_patience_without_progress():
+    task = room01(patience=10)
+    for _ in range(10):
+        task.step("turn_to_east")
+        task.step("turn_to_north") if not task.done else None
+    assert task.done and task.outcome().metrics["ended_by"] == "no_progress"
+    assert task.outcome().metrics["paper_steps"] == 300 and not task.outcome().success
+
+
+def test_hint_after_30_steps_and_hcr():
+    task = room01(hints=True)
+    for _ in range(14):
+        play(task, "turn_to_south", "turn_to_north")
+    task.step("turn_to_south")
+    assert "<Hint>" not in task.observe("player").text  # 29 steps without progress
+    task.step("turn_to_east")
+    hint = task.observe("player").text
+    assert "<Hint>Open the desk at the east wall and pick up the key inside.</Hint>" in hint
+    play(task, "inspect desk", "open", "pick key_A")
+    out = task.outcome()
+    assert out.metrics["hcr"] == 1.0 and out.metrics["hints_shown"] >= 1
+
+
+def test_hint_reveals_lock_answer():
+    task = room01(hints=True)
+    text = task.format_hint(task._room.checkpoints[3].hint)
+    assert task.engine.answer("safe_lock") in text
+
+
+def test_caption_mode_and_images_follow_state():
+    task = room01(observation="caption")
+    obs = task.observe("player")
+    assert not obs.images and '"door" (a brown door, locked)' in obs.text
+    image_task = room01()
+    play(image_task, "turn_to_east", "inspect desk")
+    closed = image_task.observe("player").images[0].png
+    image_task.step("open")
+    opened = image_task.observe("player").images[0].png
+    assert closed != opened and opened[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "key_A" in image_task.caption()
+
+
+def test_every_state_change_on_the_oracle_path_changes_the_view():
+    task = room01()
+    previous = task.observe("player").images[0].png
+    while not task.done:
+        result = task.step(task.oracle_action("player"))
+        png = task.observe("player").images[0].png
+        if result.validity == Validity.EFFECTIVE:
+            assert png != previous, result.parsed
+        previous = png
+
+
+def test_llm_agent_plays_through_scripted_server(tmp_path):
+    def reply(request: dict) -> str:
+        text = last_user_text(request)
+        options = text.split("<Available actions>")[1].split("</Available actions>")[0].split(", ")
+        return f"[THINK] I will explore.\n[ACTION] {options[0]}"
+
+    out = tmp_path / "run"
+    with ScriptedServer(reply) as srv:
+        code = main(
+            [
+                "run",
+                "visescape/room-01",
+                "--agent",
+                "llm",
+                "--model",
+                "openai:scripted",
+                "--base-url",
+                srv.base_url,
+                "--set",
+                "max_steps=6",
+                "--out",
+                str(out),
+            ]
+        )
+        bodies = list(srv.requests)
+    assert code == 0 and len(bodies) == 6
+    parts = bodies[0]["messages"][-1]["content"]
+    assert any(p["type"] == "image_url" for p in parts)
+    rec = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
+    assert rec["steps"] == 6 and rec["metrics"]["ended_by"] == "step_cap"
