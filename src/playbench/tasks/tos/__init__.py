@@ -1,0 +1,1 @@
+"""Theory of Space: active spatial exploration, spatial questions, cognitive maps, false belief."""

@@ -1,0 +1,258 @@
+"""The global cognitive map (JSON) and the false-belief changes: prompts, parsing, scoring."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from pydantic import BaseModel
+
+from playbench.tasks.tos.grammar import normalize_name
+from playbench.tasks.tos.world import (
+    FACINGS,
+    HEADING,
+    UNIT,
+    Pose,
+    World,
+    bearing,
+    cardinal_bin,
+    items_of,
+    turn,
+)
+
+COGMAP_PROMPT = """Build your cognitive map of the scene as one JSON object.
+Schema: every entry has "position": [x, y] (integers) and, for anything with a facing direction, "facing": one of "north", "east", "south", "west".
+Frame: global. The origin [0, 0] is your starting position and your starting facing direction is north (x grows to the east, y to the north); the world is a {width}×{height} grid.
+Content: every object and door you have observed (and nothing you have not), plus yourself under the key "agent" with your current position and facing. Objects that have a facing direction MUST carry the "facing" key.
+Example: {{"agent": {{"position": [2, 3], "facing": "east"}}, "chair": {{"position": [2, 4], "facing": "north"}}, "lamp": {{"position": [5, 1]}}}}
+Reply with the JSON object (you may reason before it; the last JSON object in your reply is read)."""
+
+
+LOCAL_PROMPT = """Then give a second JSON object: your local map, in your own frame.
+Frame: local. It must include "origin": "agent"; the origin is your current position and +y is the direction you currently face (+x to your right). Positions are [x, y] in that frame; facings are "+x", "-x", "+y" or "-y" in that frame. Include the same objects and doors as in the global map (no "agent" entry).
+Example: {"origin": "agent", "chair": {"position": [0, 1], "facing": "-y"}, "lamp": {"position": [-2, 3]}}
+Reply with the global JSON object first and the local one after it."""
+LOCAL_FACINGS: dict[int, str] = {0: "+y", 90: "+x", 180: "-y", 270: "-x"}
+
+
+def cogmap_prompt(world: World, local: bool = False) -> str:
+    text = COGMAP_PROMPT.format(width=world.width, height=world.height)
+    return text + "\n" + LOCAL_PROMPT if local else text
+
+
+def to_local(agent: Pose, x: int, y: int, facing: str | None) -> tuple[tuple[int, int], str | None]:
+    """A global point and facing in the agent's frame (+y ahead, +x to the right)."""
+    fx, fy = UNIT[agent.facing]
+    rx, ry = UNIT[turn(agent.facing, 90)]
+    dx, dy = x - agent.x, y - agent.y
+    local_facing = None if facing is None else LOCAL_FACINGS[(HEADING[facing] - HEADING[agent.facing]) % 360]
+    return (dx * rx + dy * ry, dx * fx + dy * fy), local_facing
+
+
+def local_truth_map(world: World, observed: frozenset[str], agent: Pose) -> dict[str, Any]:
+    out: dict[str, Any] = {"origin": "agent"}
+    for it in items_of(world):
+        if it.name in observed:
+            (lx, ly), lf = to_local(agent, it.x, it.y, it.facing)
+            out[it.name] = {"position": [lx, ly]} | ({"facing": lf} if lf else {})
+    return out
+
+
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """Every top-level JSON object in `text`, in order."""
+    decoder = json.JSONDecoder()
+    out: list[dict[str, Any]] = []
+    i = 0
+    while True:
+        at = text.find("{", i)
+        if at < 0:
+            return out
+        try:
+            obj, end = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            i = at + 1
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+        i = end
+
+
+def _local_entry(value: Any) -> tuple[tuple[int, int] | None, str | None]:
+    point, _ = _entry(value)
+    facing = value.get("facing") if isinstance(value, dict) else None
+    return point, facing.strip() if isinstance(
+        facing, str
+    ) and facing.strip() in LOCAL_FACINGS.values() else None
+
+
+def score_local(
+    world: World,
+    observed: frozenset[str],
+    agent: Pose,
+    global_map: dict[str, Any] | None,
+    local_map: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """Local map accuracy against the truth, and its consistency with the agent's own global map.
+
+    consistency: share of the items named in either map whose local entry equals their global
+    entry carried into the frame of the agent pose the global map gives (a missing entry, or a
+    global map without a valid agent pose, is inconsistent).
+    """
+    pred = {normalize_name(k): _local_entry(v) for k, v in (local_map or {}).items() if k != "origin"}
+    seen = [it for it in items_of(world) if it.name in observed]
+    pos_hits = face_hits = faced = 0
+    for it in seen:
+        (lx, ly), lf = to_local(agent, it.x, it.y, it.facing)
+        pos_hits += pred.get(it.name, (None, None))[0] == (lx, ly)
+        if lf is not None:
+            faced += 1
+            face_hits += pred.get(it.name, (None, None))[1] == lf
+    glob = {normalize_name(k): _entry(v) for k, v in (global_map or {}).items() if k != "origin"}
+    pose_pos, pose_facing = glob.pop("agent", (None, None))
+    names = set(glob) | set(pred)
+    consistent = 0
+    if pose_pos is not None and pose_facing is not None:
+        own = Pose(pose_pos[0], pose_pos[1], pose_facing)
+        for name in names:
+            g, loc = glob.get(name), pred.get(name)
+            if g is None or loc is None or g[0] is None:
+                continue
+            want_pos, want_facing = to_local(own, g[0][0], g[0][1], g[1])
+            consistent += loc == (want_pos, want_facing)
+    return {
+        "local_parsed": local_map is not None,
+        "local_position_accuracy": pos_hits / len(seen) if seen else 0.0,
+        "local_facing_accuracy": face_hits / faced if faced else 1.0,
+        "local_global_consistency": consistent / len(names) if names else 0.0,
+    }
+
+
+def last_json_object(text: str) -> dict[str, Any] | None:
+    """The last top-level JSON object in `text` that parses, or None."""
+    objects = json_objects(text)
+    return objects[-1] if objects else None
+
+
+def _entry(value: Any) -> tuple[tuple[int, int] | None, str | None]:
+    if not isinstance(value, dict):
+        return None, None
+    pos = value.get("position")
+    point = None
+    numeric = isinstance(pos, list | tuple) and len(pos) == 2 and all(isinstance(v, int | float) for v in pos)
+    if numeric and all(float(v).is_integer() for v in pos):
+        point = (int(pos[0]), int(pos[1]))
+    facing = value.get("facing")
+    facing = facing.strip().lower() if isinstance(facing, str) and facing.strip().lower() in FACINGS else None
+    return point, facing
+
+
+def truth_map(world: World, observed: frozenset[str], agent: Pose) -> dict[str, Any]:
+    out: dict[str, Any] = {"agent": {"position": [agent.x, agent.y], "facing": agent.facing}}
+    for it in items_of(world):
+        if it.name in observed:
+            entry: dict[str, Any] = {"position": [it.x, it.y]}
+            if it.facing is not None:
+                entry["facing"] = it.facing
+            out[it.name] = entry
+    return out
+
+
+def score_cogmap(world: World, observed: frozenset[str], agent: Pose, reply: str) -> dict[str, Any]:
+    """Position, direction and facing accuracy of a global map against the whole world.
+
+    Every object and door of the world counts, observed or not, so an incomplete exploration
+    shows in the map's score (`observed_position_accuracy` restricts the first one to what was
+    observed). position: share of objects and doors placed exactly; direction: share of ordered
+    pairs of objects whose cardinal bin in the map equals the true one (a missing object gets its
+    pairs wrong); facing: share of objects with a facing given the right one.
+    """
+    data = last_json_object(reply if isinstance(reply, str) else str(reply))
+    metrics: dict[str, Any] = {"map_parsed": data is not None}
+    pred: dict[str, tuple[tuple[int, int] | None, str | None]] = {}
+    for key, value in (data or {}).items():
+        if isinstance(key, str) and key not in ("origin",):
+            pred[normalize_name(key)] = _entry(value)
+    truth = items_of(world)
+    seen = [it for it in truth if it.name in observed]
+
+    def placed(it: Any) -> bool:
+        return pred.get(it.name, (None, None))[0] == (it.x, it.y)
+
+    objs = [it for it in truth if not it.is_gate]
+    pairs = [(a, b) for a in objs for b in objs if a.name != b.name]
+    dir_hits = 0
+    for a, b in pairs:
+        pa, pb = pred.get(a.name, (None, None))[0], pred.get(b.name, (None, None))[0]
+        if pa is not None and pb is not None and pa != pb:
+            want = cardinal_bin(bearing(a.x - b.x, a.y - b.y))
+            dir_hits += cardinal_bin(bearing(pa[0] - pb[0], pa[1] - pb[1])) == want
+    faced = [it for it in objs if it.facing is not None]
+    face_hits = sum(pred.get(it.name, (None, None))[1] == it.facing for it in faced)
+    agent_pred = pred.get("agent", (None, None))
+    names = {it.name for it in truth}
+    metrics.update(
+        position_accuracy=sum(map(placed, truth)) / len(truth),
+        observed_position_accuracy=sum(map(placed, seen)) / len(seen) if seen else 0.0,
+        direction_accuracy=dir_hits / len(pairs) if pairs else 1.0,
+        facing_accuracy=face_hits / len(faced) if faced else 1.0,
+        agent_correct=agent_pred == ((agent.x, agent.y), agent.facing),
+        hallucinated=sum(1 for k in pred if k != "agent" and k not in names),
+        mapped=sum(1 for k in pred if k in names),
+    )
+    metrics["map_score"] = (
+        metrics["position_accuracy"] + metrics["direction_accuracy"] + metrics["facing_accuracy"]
+    ) / 3
+    return metrics
+
+
+# --- false belief -----------------------------------------------------------------------------
+class Change(BaseModel):
+    """One object moved (`position`: its new point) or turned (`orientation`: its new facing)."""
+
+    name: str
+    kind: str
+    x: int
+    y: int
+    facing: str | None = None
+
+
+def make_changes(world: World, n: int, rng: random.Random) -> list[Change]:
+    occupied = {(o.x, o.y) for o in world.objects} | {(0, 0)}
+    chosen = rng.sample(sorted(world.objects, key=lambda o: o.name), min(n, len(world.objects)))
+    out = []
+    for o in chosen:
+        room = next(r for r in world.rooms if r.id == o.room)
+        free = [
+            (x, y)
+            for x in range(room.x0, room.x1 + 1)
+            for y in range(room.y0, room.y1 + 1)
+            if (x, y) not in occupied
+        ]
+        if o.facing is not None and (rng.random() < 0.5 or not free):
+            out.append(Change(name=o.name, kind="orientation", x=o.x, y=o.y,
+                              facing=rng.choice([f for f in FACINGS if f != o.facing])))  # fmt: skip
+        elif free:
+            x, y = rng.choice(free)
+            occupied.add((x, y))
+            out.append(Change(name=o.name, kind="position", x=x, y=y, facing=o.facing))
+    return out
+
+
+def apply_changes(world: World, changes: list[Change]) -> World:
+    by_name = {c.name: c for c in changes}
+    objs = []
+    for o in world.objects:
+        c = by_name.get(o.name)
+        objs.append(o if c is None else o.model_copy(update={"x": c.x, "y": c.y, "facing": c.facing}))
+    return world.model_copy(update={"objects": objs})
+
+
+def changes_f1(predicted: list[tuple[str, str]], changes: list[Change]) -> dict[str, float]:
+    truth = {(c.name, c.kind) for c in changes}
+    pred = set(predicted)
+    tp = len(truth & pred)
+    precision = tp / len(pred) if pred else (1.0 if not truth else 0.0)
+    recall = tp / len(truth) if truth else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1}

@@ -1,0 +1,39 @@
+"""Theory of Space task ids. Imported by `playbench.tasks`; keep it free of heavy imports."""
+
+from playbench.core.registry import register
+
+_TASK = "playbench.tasks.tos.task"
+_FAMILY_DESCRIPTIONS = {
+    "pairwise-direction": "where one object is relative to another, top-down (cardinal bin, distance bin)",
+    "perspective-taking": "standing at an object facing its way, where is another object (ego bin, distance)",
+    "perspective-determine": "which object's position and facing gives this view",
+    "action2view": "after a move sequence, where is an object (ego bin, distance)",
+    "view2action": "which move sequence leads to this view",
+    "allocentric-map": "coordinates of listed objects in the start frame",
+    "mental-rotation": "order in which objects come straight ahead while turning in place",
+    "location2view": "from a given point and facing, where is an object (ego bin, distance)",
+    "view2location": "from a view and a facing, which point are you at",
+}
+
+register(
+    "tos/explore",
+    f"{_TASK}:ExploreTask",
+    description="Theory of Space: explore a multi-room world, observe every object at minimum cost",
+)
+for _family, _what in _FAMILY_DESCRIPTIONS.items():
+    register(
+        f"tos/{_family}",
+        f"{_TASK}:QuestionTask",
+        description=f"Theory of Space question after exploration: {_what} (--set exploration=active|passive)",
+        family=_family,
+    )
+register(
+    "tos/cogmap",
+    f"{_TASK}:CogmapTask",
+    description="Theory of Space: explore, then write the global cognitive map as JSON",
+)
+register(
+    "tos/false-belief",
+    f"{_TASK}:FalseBeliefTask",
+    description="Theory of Space: explore, then find the objects moved or turned (F1)",
+)

@@ -1,0 +1,752 @@
+"""The Theory of Space tasks: exploration, the nine question families, cognitive map, false belief.
+
+Every task shares one episode machine (`TosTask`):
+
+    explore (active only) --Term() or budget--> answer (questions, cogmap)
+                                             \\-> fb: the world changes, explore again, Term(changes=...)
+
+One reply is one step. Exploration replies follow the action grammar (`grammar.py`); an invalid
+or unparseable one costs 0.5 and changes nothing. The answer turn takes one reply, scored at once.
+The observation carries the whole exploration log (the agent's own, or in passive mode the
+oracle explorer's), so a model needs no conversation history.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, field_validator
+
+from playbench.core.errors import ConfigError
+from playbench.core.task import Instance, Task, TaskConfig, derive_seed
+from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
+from playbench.tasks.tos import cogmap, prompts, questions
+from playbench.tasks.tos.cogmap import Change
+from playbench.tasks.tos.grammar import Violation, execute_turn
+from playbench.tasks.tos.world import (
+    START,
+    Pose,
+    World,
+    cached_world,
+    in_fov,
+    items_of,
+    observation_text,
+    plan_observations,
+    plan_turns,
+    rooms_at,
+    turn,
+    visible_items,
+)
+
+
+def oracle_poses(world: World, known: frozenset[str] = frozenset()) -> list[Pose]:
+    """The oracle explorer's Observe poses (empty for a loaded world no plan of 60 turns covers)."""
+    try:
+        return plan_observations(world, limit=60, known=known)
+    except ValueError:
+        return []
+
+
+class TosConfig(TaskConfig):
+    modality: Literal["text", "vision"] = "text"
+    rooms: int = Field(3, ge=1, le=4, description="rooms per world")
+    objects: int = Field(3, ge=1, le=6, description="objects per room")
+    budget: int = Field(20, ge=2, le=200, description="exploration step budget")
+    default_set: int = Field(100, ge=1, le=10_000, description="worlds in the default set")
+    image_size: int = Field(448, ge=96, le=1024, description="width of a first-person view (vision)")
+
+
+class AnswerConfig(TosConfig):
+    exploration: Literal["active", "passive"] = "active"
+
+
+class QuestionConfig(AnswerConfig):
+    family: str = "pairwise-direction"
+
+    @field_validator("family")
+    @classmethod
+    def _known_family(cls, value: str) -> str:
+        if value not in questions.FAMILIES:
+            raise ValueError(f"unknown question family '{value}' (known: {', '.join(questions.FAMILIES)})")
+        return value
+
+
+class FalseBeliefConfig(TosConfig):
+    changes: int = Field(2, ge=1, le=4, description="objects moved or turned after the exploration")
+    fb_budget: int = Field(20, ge=2, le=200, description="step budget of the second exploration")
+
+
+class TosInstance(Instance):
+    world: World
+    budget: int = 20
+    question: dict[str, Any] | None = None
+    changes: list[Change] | None = None
+    fb_budget: int | None = None
+
+
+@dataclass
+class LogEntry:
+    step: int
+    action: str
+    feedback: str
+    view: tuple[int, Pose] | None = None  # (world version, pose) of an Observe, for its image
+
+
+class TosTask(Task):
+    """One exploration episode machine for every Theory of Space task (see the module docstring)."""
+
+    Config: ClassVar[type[TaskConfig]] = TosConfig
+    InstanceModel: ClassVar[type[Instance]] = TosInstance
+    instance_label: ClassVar[str] = "tos"
+    KIND: ClassVar[str] = "explore"
+    config: TosConfig
+
+    def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        self._inst: TosInstance | None = None
+        self._images: dict[Any, bytes] = {}
+
+    # --- instances -------------------------------------------------------------------------
+    @property
+    def passive(self) -> bool:
+        return getattr(self.config, "exploration", "active") == "passive"
+
+    def instances(self, n: int | None, seed: int) -> list[Instance]:
+        if n is not None and n < 0:
+            raise ConfigError(f"the number of instances must be >= 0, got {n}")
+        total = self.config.default_set if n is None else n
+        return [self._make_instance(seed, i) for i in range(total)]
+
+    def _world(self, seed: int, key: int | str) -> tuple[World, tuple[Pose, ...]]:
+        c = self.config
+        try:
+            return cached_world(c.rooms, c.objects, seed, key, c.budget)
+        except ValueError as exc:
+            raise ConfigError(f"{exc}; raise budget or lower rooms/objects") from None
+
+    def _instance_id(self, seed: int, index: int) -> str:
+        c = self.config
+        return f"tos-{self.KIND}-r{c.rooms}o{c.objects}-s{seed}-{index:04d}"
+
+    def _make_instance(self, seed: int, index: int) -> TosInstance:
+        world, plan = self._world(seed, index)
+        return TosInstance(
+            id=self._instance_id(seed, index),
+            optimal_steps=len(plan) + 1,
+            world=world,
+            budget=self.config.budget,
+        )
+
+    # --- episode ---------------------------------------------------------------------------
+    def reset(self, instance: Instance) -> None:
+        if not isinstance(instance, TosInstance):
+            instance = self.load_instance(instance.model_dump())
+        assert isinstance(instance, TosInstance)
+        self._inst = instance
+        self._worlds = [instance.world]
+        self._version = 0
+        self._pose = START
+        self._observed: frozenset[str] = frozenset()
+        self._phase_first = True
+        self._phase_steps = 0
+        self._steps = 0
+        self._counts = {"observe": 0, "query": 0, "invalid": 0, "unparseable": 0}
+        self._cost = 0.0
+        self._log: list[LogEntry] = []
+        self._fb_log_start: int | None = None
+        self._feedback = ""
+        self._terminated_by_agent = False
+        self._phase1_observed: frozenset[str] | None = None  # what the first exploration saw, once over
+        self._answer: dict[str, Any] = {}
+        self._images = {}
+        self._plan_turns = plan_turns(instance.world, oracle_poses(instance.world))
+        self._plan_index = 0
+        self._instructions = prompts.instructions(instance.world, self.config.modality, instance.budget)
+        if self.passive:
+            self._play_oracle_log()
+            self._phase = self._after_exploration()
+        else:
+            self._phase = "explore"
+
+    def _require(self) -> TosInstance:
+        if self._inst is None:
+            raise RuntimeError("call reset(instance) before playing")
+        return self._inst
+
+    @property
+    def world(self) -> World:
+        return self._worlds[self._version]
+
+    def _after_exploration(self) -> str:
+        return "done"
+
+    def _play_oracle_log(self) -> None:
+        """Passive mode: the oracle explorer's turns, executed, become the given exploration log."""
+        for k, text in enumerate(self._plan_turns, start=1):
+            r = execute_turn(self.world, self._pose, self._observed, text, first_step=k == 1)
+            assert not isinstance(r, Violation), r.message
+            self._pose = r.pose
+            seen = visible_items(self.world, r.pose)
+            self._observed |= {i.name for i in seen}
+            self._log.append(LogEntry(k, r.canonical, self._observe_feedback(r.pose), (0, r.pose)))
+        self._log.append(LogEntry(len(self._plan_turns) + 1, "Actions: [Term()]", "Exploration ended."))
+        self._phase1_observed = self._observed
+
+    @property
+    def done(self) -> bool:
+        self._require()
+        return self._phase == "done"
+
+    def _budget(self) -> int:
+        inst = self._require()
+        if self._phase == "fb":
+            return inst.fb_budget or inst.budget
+        return inst.budget
+
+    # --- stepping --------------------------------------------------------------------------
+    def step(self, action_text: str) -> StepResult:
+        self._require()
+        if self.done:
+            return StepResult(
+                Validity.INVALID, "The episode is over; no more actions are accepted.", reason="episode_over"
+            )
+        text = action_text if isinstance(action_text, str) else str(action_text)
+        if self._phase == "answer":
+            return self._answer_step(text)
+        return self._explore_step(text)
+
+    def _observe_feedback(self, pose: Pose) -> str:
+        if self.config.modality == "vision":
+            return "You observe the view in the image below."
+        return "You observe:\n" + observation_text(self.world, pose)
+
+    def _explore_step(self, text: str) -> StepResult:
+        fb_phase = self._phase == "fb"
+        r = execute_turn(
+            self.world, self._pose, self._observed, text, first_step=self._phase_first, changes_phase=fb_phase
+        )
+        self._steps += 1
+        self._phase_steps += 1
+        view = None
+        if isinstance(r, Violation):
+            self._cost += 0.5
+            self._counts["unparseable" if r.unparseable else "invalid"] += 1
+            validity = Validity.UNPARSEABLE if r.unparseable else Validity.INVALID
+            feedback, reason, parsed = r.message + " Nothing happened (cost 0.5).", r.rule, None
+            shown = text.strip().splitlines()[-1][:120] if text.strip() else "(empty reply)"
+        else:
+            self._phase_first = False
+            self._pose = r.pose
+            parsed = shown = r.canonical
+            reason = None
+            validity = Validity.EFFECTIVE
+            if r.final == "Observe":
+                self._cost += 1
+                self._counts["observe"] += 1
+                seen = {i.name for i in visible_items(self.world, r.pose)}
+                if seen <= self._observed and not fb_phase:
+                    validity = Validity.INEFFECTIVE
+                self._observed |= seen
+                self._plan_index += 1
+                feedback = self._observe_feedback(r.pose)
+                view = (self._version, r.pose)
+            elif r.final == "Query":
+                self._cost += 2
+                self._counts["query"] += 1
+                it = next(i for i in items_of(self.world) if i.name == r.target)
+                feedback = f"{it.name} is at ({it.x}, {it.y})."
+            else:
+                self._terminated_by_agent = True
+                if fb_phase:
+                    self._answer = {"changes": r.changes or []}
+                    self._end_phase("Your answer is recorded.")
+                    return StepResult(validity, self._feedback, parsed=parsed)
+                self._log.append(LogEntry(self._phase_steps, shown, "Exploration ended."))
+                self._end_phase("Exploration ended.")
+                return StepResult(validity, self._feedback, parsed=parsed)
+        if self._phase_steps >= self._budget():
+            feedback += f" The budget of {self._budget()} steps is used up."
+            self._log.append(LogEntry(self._phase_steps, shown, feedback, view))
+            self._end_phase(feedback)
+            return StepResult(validity, self._feedback, parsed=parsed, reason=reason)
+        self._log.append(LogEntry(self._phase_steps, shown, feedback, view))
+        self._feedback = feedback
+        return StepResult(validity, feedback, parsed=parsed, reason=reason)
+
+    def _end_phase(self, feedback: str) -> None:
+        if self._phase == "explore":
+            self._phase1_observed = self._observed
+            self._phase = self._after_exploration()
+            self._feedback = feedback
+            self._on_exploration_end()
+        else:
+            self._phase = "done"
+            self._feedback = feedback
+
+    def _on_exploration_end(self) -> None:
+        """Hook for the false-belief task."""
+
+    def _answer_step(self, text: str) -> StepResult:
+        self._steps += 1
+        scored = self._score_answer(text)
+        self._phase = "done"
+        validity = Validity.EFFECTIVE if scored.get("answer_parsed") else Validity.UNPARSEABLE
+        detail = scored.pop("_detail", "")
+        self._feedback = f"Answer recorded ({detail})." if detail else "Answer recorded."
+        self._answer = scored
+        return StepResult(validity, self._feedback, parsed=text.strip()[-200:] or None,
+                          reason=None if validity == Validity.EFFECTIVE else "format")  # fmt: skip
+
+    def _score_answer(self, text: str) -> dict[str, Any]:
+        raise RuntimeError("this task has no answer turn")
+
+    # --- oracle ----------------------------------------------------------------------------
+    def oracle_action(self, role: str) -> str | None:
+        self._require()
+        if self.done:
+            return None
+        if self._phase == "answer":
+            return self._oracle_answer()
+        if self._plan_index < len(self._plan_turns):
+            return self._plan_turns[self._plan_index]
+        return self._oracle_term()
+
+    def _oracle_term(self) -> str:
+        return "Actions: [Term()]"
+
+    def _oracle_answer(self) -> str:
+        raise RuntimeError("this task has no answer turn")
+
+    # --- observing -------------------------------------------------------------------------
+    def _image(self, version: int, pose: Pose) -> bytes:
+        key = ("view", version, pose)
+        png = self._images.get(key)
+        if png is None:
+            from playbench.tasks.tos.render3d import render_view
+
+            png = self._images[key] = render_view(self._worlds[version], pose, self.config.image_size)
+        return png
+
+    def _legend(self) -> bytes:
+        png = self._images.get("legend")
+        if png is None:
+            from playbench.tasks.tos.render3d import render_legend
+
+            png = self._images["legend"] = render_legend(self._worlds[0])
+        return png
+
+    def _log_parts(self, entries: list[LogEntry], header: str) -> list[Part]:
+        parts: list[Part] = []
+        lines = [header] if header else []
+        vision = self.config.modality == "vision"
+        for e in entries:
+            lines.append(f"Step {e.step}: {e.action}\n{e.feedback}")
+            if vision and e.view is not None:
+                parts.append(TextPart("\n".join(lines)))
+                parts.append(ImagePart(self._image(*e.view), label=f"view-{e.step}"))
+                lines = []
+        if lines:
+            parts.append(TextPart("\n".join(lines)))
+        return parts
+
+    def _intro_parts(self) -> list[Part]:
+        if self.config.modality != "vision":
+            return []
+        from playbench.tasks.tos.render3d import render_example
+
+        example = self._images.get("example")
+        if example is None:
+            example = self._images["example"] = render_example(self.config.image_size)
+        names = [o.name for o in self._worlds[0].objects]
+        listing = "; ".join(f"{k}. {n}" for k, n in enumerate(names, start=1))
+        return [
+            TextPart(
+                "An example of an observation: the blue cylinder is 1 unit straight ahead, the red one 2 "
+                "units straight ahead, the yellow one 2 units away at 45° to your front-left, the green one "
+                "3 units away at 22.5° to your front-slight-right:"
+            ),
+            ImagePart(example, label="example"),
+            TextPart(
+                f"Object legend (tile numbers match this list): {listing}. Doors: "
+                + ", ".join(g.name for g in self._worlds[0].gates or [])
+                + "."
+            ),  # fmt: skip
+            ImagePart(self._legend(), label="legend"),
+        ]
+
+    def _exploration_header(self) -> str:
+        if self.passive:
+            return (
+                "Here is the log of an exploration of this environment, which started at your starting "
+                "position facing north:"
+            )
+        return "Your exploration so far:" if self._log else "You are at your starting position, facing north."
+
+    def _phase_prompt(self) -> list[Part]:
+        if self._phase == "explore":
+            return [TextPart(self._status())]
+        return []
+
+    def _status(self) -> str:
+        return (
+            f"Step {self._phase_steps + 1} of {self._budget()}. Total cost so far: {self._cost:g}. "
+            "Reply with your actions, ending with a line `Actions: [ ... ]`."
+        )
+
+    def observe(self, role: str) -> Observation:
+        self._require()
+        if role not in self.roles:
+            raise ValueError(f"unknown role {role!r}; this task has only 'player'")
+        phase1 = self._log if self._fb_log_start is None else self._log[: self._fb_log_start]
+        parts = (
+            self._intro_parts() + self._log_parts(phase1, self._exploration_header()) + self._phase_prompt()
+        )
+        return Observation(
+            role=role,
+            parts=parts,
+            instructions=self._instructions,
+            legal_actions=[] if self.done else self.legal_actions(),
+            feedback=self._feedback,
+            step=self._steps,
+        )
+
+    def legal_actions(self) -> list[str]:
+        """A sample of grammatical replies (what the random baseline picks from)."""
+        if self._phase == "answer":
+            return self._answer_samples()
+        acts = ["Actions: [Observe()]"] + [f"Actions: [Rotate({d}), Observe()]" for d in (90, -90, 180)]
+        here = rooms_at(self.world, self._pose.x, self._pose.y)
+        if not self._phase_first:
+            for it in items_of(self.world):
+                if (
+                    it.name not in self._observed
+                    or not (it.rooms & here)
+                    or (it.x, it.y) == (self._pose.x, self._pose.y)
+                ):
+                    continue
+                for d in (0, 90, -90, 180):
+                    facing = turn(self._pose.facing, d)
+                    if in_fov(Pose(self._pose.x, self._pose.y, facing), it.x, it.y):
+                        rot = f"Rotate({d}), " if d else ""
+                        acts.append(f"Actions: [{rot}JumpTo({it.name}), Observe()]")
+                        break
+        if self._pose != START:
+            acts.append("Actions: [Return(), Observe()]")
+        queryable = sorted(o.name for o in self.world.objects if o.name in self._observed)
+        if queryable:
+            acts.append(f"Actions: [Query({queryable[0]})]")
+        acts += self._term_samples()
+        return acts
+
+    def _term_samples(self) -> list[str]:
+        return ["Actions: [Term()]"]
+
+    def _answer_samples(self) -> list[str]:
+        return []
+
+    # --- results ---------------------------------------------------------------------------
+    def _exploration_metrics(self) -> dict[str, Any]:
+        world = self._worlds[0]
+        objs = {o.name for o in world.objects}
+        gates = {g.name for g in world.gates}
+        seen = self._observed if self._phase1_observed is None else self._phase1_observed
+        return {
+            "coverage": len(seen & objs) / len(objs),
+            "gate_coverage": len(seen & gates) / len(gates) if gates else 1.0,
+            "all_observed": objs <= seen,
+            "cost": self._cost,
+            "oracle_cost": float(len(oracle_poses(world))),
+            "observe_actions": self._counts["observe"],
+            "query_actions": self._counts["query"],
+            "invalid_actions": self._counts["invalid"],
+            "unparseable_actions": self._counts["unparseable"],
+            "terminated_by_agent": self._terminated_by_agent,
+        }
+
+    def outcome(self) -> EpisodeResult:
+        self._require()
+        metrics = self._exploration_metrics()
+        metrics["cost_efficiency"] = (
+            metrics["oracle_cost"] / metrics["cost"] if metrics["all_observed"] and metrics["cost"] else 0.0
+        )
+        metrics["rooms"] = len(self._worlds[0].rooms)
+        return EpisodeResult(success=bool(metrics["all_observed"]), steps=self._steps, metrics=metrics)
+
+
+class ExploreTask(TosTask):
+    """`tos/explore`: observe every object within the budget at the lowest cost."""
+
+
+class AnswerTask(TosTask):
+    """Exploration (active) or a given exploration log (passive), then one answer turn."""
+
+    Config: ClassVar[type[TaskConfig]] = AnswerConfig
+    config: AnswerConfig
+
+    def _after_exploration(self) -> str:
+        return "answer"
+
+    def _optimal(self, plan: tuple[Pose, ...]) -> int:
+        return 1 if self.passive else len(plan) + 2
+
+    def _make_instance(self, seed: int, index: int) -> TosInstance:
+        world, plan = self._world(seed, index)
+        return TosInstance(
+            id=self._instance_id(seed, index),
+            optimal_steps=self._optimal(plan),
+            world=world,
+            budget=self.config.budget,
+        )
+
+    def _exploration_header(self) -> str:
+        header = super()._exploration_header()
+        return header if self.passive or self._log else ""
+
+    def outcome(self) -> EpisodeResult:
+        self._require()
+        metrics: dict[str, Any] = {} if self.passive else self._exploration_metrics()
+        metrics.update({k: v for k, v in self._answer.items() if not k.startswith("_")})
+        metrics.setdefault("answer_parsed", False)
+        metrics["passive"] = self.passive
+        return EpisodeResult(success=self._answer_success(), steps=self._steps, metrics=metrics)
+
+    def _answer_success(self) -> bool:
+        return bool(self._answer.get("correct"))
+
+
+class QuestionTask(AnswerTask):
+    """One of the nine question families (`--set family=...`, one registered task per family)."""
+
+    Config: ClassVar[type[TaskConfig]] = QuestionConfig
+    config: QuestionConfig
+
+    @property
+    def KIND(self) -> str:  # type: ignore[override]
+        return self.config.family
+
+    def _make_instance(self, seed: int, index: int) -> TosInstance:
+        fam = self.config.family
+        for attempt in range(50):
+            key: int | str = index if attempt == 0 else f"{index}/{attempt}"
+            world, plan = self._world(seed, key)
+            try:
+                q = questions.make_question(
+                    world, fam, derive_seed("tos-question", fam, seed, index, attempt)
+                )
+            except questions.QuestionError:
+                continue
+            return TosInstance(
+                id=self._instance_id(seed, index),
+                optimal_steps=self._optimal(plan),
+                world=world,
+                budget=self.config.budget,
+                question=q,
+            )
+        raise ConfigError(f"no world with these rooms/objects can host a '{fam}' question; add objects")
+
+    def _question(self) -> dict[str, Any]:
+        q = self._require().question
+        if q is None:
+            raise ConfigError(f"instance {self._require().id} has no question")
+        return q
+
+    def _phase_prompt(self) -> list[Part]:
+        if self._phase != "answer":
+            return super()._phase_prompt()
+        q = self._question()
+        vision = self.config.modality == "vision"
+        pose = questions.question_pose(self.world, q) if vision else None
+        text = questions.question_text(self.world, q, view_as_image=pose is not None)
+        parts: list[Part] = [TextPart("Exploration is over. Question:\n" + text)]
+        if pose is not None:
+            parts.append(ImagePart(self._image(0, pose), label="question-view"))
+        return parts
+
+    def _score_answer(self, text: str) -> dict[str, Any]:
+        s = questions.score(self.world, self._question(), text)
+        return {"score": s.score, "correct": s.correct, "answer_parsed": s.parsed, "_detail": s.detail}
+
+    def _oracle_answer(self) -> str:
+        return "Answer: " + questions.truth(self.world, self._question())
+
+    def _answer_samples(self) -> list[str]:
+        rng = random.Random(derive_seed("tos-answers", self._require().id))
+        return questions.answer_space(self.world, self._question(), rng)
+
+
+class CogmapConfig(AnswerConfig):
+    local_map: bool = False  # also ask for the agent-centred local map (scored for consistency)
+
+
+class CogmapTask(AnswerTask):
+    """`tos/cogmap`: after exploring, write the global cognitive map as JSON (and the local one)."""
+
+    Config: ClassVar[type[TaskConfig]] = CogmapConfig
+    KIND = "cogmap"
+    config: CogmapConfig
+
+    def _phase_prompt(self) -> list[Part]:
+        if self._phase != "answer":
+            return super()._phase_prompt()
+        return [TextPart("Exploration is over.\n" + cogmap.cogmap_prompt(self.world, self.config.local_map))]
+
+    def _score_answer(self, text: str) -> dict[str, Any]:
+        objects = cogmap.json_objects(text if isinstance(text, str) else str(text))
+        global_maps = [o for o in objects if o.get("origin") != "agent"]
+        local_maps = [o for o in objects if o.get("origin") == "agent"]
+        global_text = json.dumps(global_maps[-1]) if global_maps else ""
+        m = cogmap.score_cogmap(self.world, self._observed, self._pose, global_text)
+        m["answer_parsed"] = m.pop("map_parsed")
+        m["_detail"] = f"map score {m['map_score']:.2f}"
+        if self.config.local_map:
+            m.update(
+                cogmap.score_local(
+                    self.world,
+                    self._observed,
+                    self._pose,
+                    global_maps[-1] if global_maps else None,
+                    local_maps[-1] if local_maps else None,
+                )
+            )
+            m["answer_parsed"] = m["answer_parsed"] and m["local_parsed"]
+        return m
+
+    def _answer_success(self) -> bool:
+        a = self._answer
+        ok = bool(a.get("answer_parsed")) and a.get("map_score") == 1.0 and bool(a.get("agent_correct"))
+        if self.config.local_map:
+            ok = ok and a.get("local_position_accuracy") == 1.0 and a.get("local_facing_accuracy") == 1.0
+            ok = ok and a.get("local_global_consistency") == 1.0
+        return ok
+
+    def _oracle_answer(self) -> str:
+        text = json.dumps(cogmap.truth_map(self.world, self._observed, self._pose))
+        if self.config.local_map:
+            text += "\n" + json.dumps(cogmap.local_truth_map(self.world, self._observed, self._pose))
+        return text
+
+    def _answer_samples(self) -> list[str]:
+        rng = random.Random(derive_seed("tos-cogmap-answers", self._require().id))
+        xs = range(min(r.x0 for r in self.world.rooms), max(r.x1 for r in self.world.rooms) + 1)
+        ys = range(min(r.y0 for r in self.world.rooms), max(r.y1 for r in self.world.rooms) + 1)
+        out = []
+        for _ in range(8):
+            entries: dict[str, Any] = {
+                "agent": {"position": [0, 0], "facing": rng.choice(("north", "east", "south", "west"))}
+            }
+            for it in sorted(items_of(self.world), key=lambda i: i.name):
+                if it.name in self._observed:
+                    entry: dict[str, Any] = {"position": [rng.choice(xs), rng.choice(ys)]}
+                    if it.facing is not None:
+                        entry["facing"] = rng.choice(("north", "east", "south", "west"))
+                    entries[it.name] = entry
+            out.append(json.dumps(entries))
+        return out
+
+
+class FalseBeliefTask(TosTask):
+    """`tos/false-belief`: explore, then find which objects were moved or turned."""
+
+    Config: ClassVar[type[TaskConfig]] = FalseBeliefConfig
+    KIND = "false-belief"
+    config: FalseBeliefConfig
+
+    def _make_instance(self, seed: int, index: int) -> TosInstance:
+        c = self.config
+        for attempt in range(50):
+            key: int | str = index if attempt == 0 else f"{index}/{attempt}"
+            world, plan = self._world(seed, key)
+            rng = random.Random(derive_seed("tos-changes", seed, index, attempt, c.changes))
+            changes = cogmap.make_changes(world, c.changes, rng)
+            if len(changes) < c.changes:
+                continue
+            changed = cogmap.apply_changes(world, changes)
+            known = frozenset(i.name for i in items_of(world))
+            try:
+                plan2 = plan_observations(changed, limit=c.fb_budget, known=known)
+            except ValueError:
+                continue
+            if len(plan2) + 1 > c.fb_budget:
+                continue
+            return TosInstance(
+                id=self._instance_id(seed, index),
+                optimal_steps=len(plan) + 1 + len(plan2) + 1,
+                world=world,
+                budget=c.budget,
+                changes=changes,
+                fb_budget=c.fb_budget,
+            )
+        raise ConfigError(
+            f"no world with these rooms/objects has {c.changes} objects to change and fits budget {c.budget} and "
+            f"fb_budget {c.fb_budget}"
+        )
+
+    def _after_exploration(self) -> str:
+        return "fb"
+
+    def _on_exploration_end(self) -> None:
+        inst = self._require()
+        self._phase1_cost = self._cost
+        self._worlds.append(cogmap.apply_changes(inst.world, inst.changes or []))
+        self._version = 1
+        self._pose = START
+        self._phase_first = True
+        self._phase_steps = 0
+        self._fb_log_start = len(self._log)
+        poses = oracle_poses(self.world, known=self._observed)
+        self._plan_turns = plan_turns(self.world, poses, observed=self._observed)
+        self._plan_index = 0
+
+    def _oracle_term(self) -> str:
+        if self._phase != "fb":
+            return "Actions: [Term()]"
+        listed = ", ".join(f"{c.name}: {c.kind}" for c in self._require().changes or [])
+        return f'Actions: [Term(changes="{listed}")]'
+
+    def _term_samples(self) -> list[str]:
+        if self._phase != "fb":
+            return ["Actions: [Term()]"]
+        rng = random.Random(
+            derive_seed("tos-fb-guess", self._require().id, sorted(self._observed), self._pose)
+        )
+        names = sorted(o.name for o in self.world.objects)
+        out = []
+        for _ in range(2):
+            picks = rng.sample(names, min(len(names), len(self._require().changes or [])))
+            out.append(
+                'Actions: [Term(changes="'
+                + ", ".join(f"{n}: {rng.choice(('position', 'orientation'))}" for n in picks)
+                + '")]'
+            )
+        return out
+
+    def _phase_prompt(self) -> list[Part]:
+        if self._phase != "fb":
+            return super()._phase_prompt()
+        inst = self._require()
+        intro = prompts.FALSE_BELIEF.format(n=len(inst.changes or []), max_steps=self._budget())
+        parts: list[Part] = [TextPart(intro)]
+        parts += self._log_parts(self._log[self._fb_log_start or 0 :], "Your second exploration so far:")
+        parts.append(TextPart(self._status()))
+        return parts
+
+    def outcome(self) -> EpisodeResult:
+        inst = self._require()
+        metrics = self._exploration_metrics()
+        predicted = self._answer.get("changes", [])
+        scores = cogmap.changes_f1(predicted, inst.changes or []) if "changes" in self._answer else {
+            "precision": 0.0, "recall": 0.0, "f1": 0.0}  # fmt: skip
+        metrics.update(scores)
+        metrics["answered"] = "changes" in self._answer
+        # the reference cost covers both explorations; the second one's own cost is reported apart
+        changed = cogmap.apply_changes(inst.world, inst.changes or [])
+        known = frozenset(i.name for i in items_of(inst.world))
+        second = len(oracle_poses(changed, known=known))
+        metrics["oracle_cost"] += second
+        metrics["second_exploration_cost"] = (
+            self._cost - self._phase1_cost if self._fb_log_start is not None else 0.0
+        )
+        return EpisodeResult(success=scores["f1"] == 1.0, steps=self._steps, metrics=metrics)

@@ -1,0 +1,124 @@
+"""Theory of Space through the llm agent, the real openai SDK and a local scripted server."""
+
+import json
+import re
+
+from playbench.cli import main
+from playbench.testing.scripted_server import ScriptedServer, last_user_text
+
+
+def records(out):
+    return [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]
+
+
+def explorer(request: dict) -> str:
+    """A 'model' that observes twice, then ends the exploration and answers any question."""
+    text = last_user_text(request)
+    if "have been changed" in text:
+        return 'Something moved.\nActions: [Term(changes="lamp: position, sofa: orientation")]'
+    if "Question:" in text:
+        return "Thinking about the layout.\nAnswer: north, near"
+    if "cognitive map" in text:
+        return 'My map: {"agent": {"position": [0, 0], "facing": "north"}}'
+    step = int(re.search(r"Step (\d+) of", text).group(1))
+    if step == 1:
+        return "Let me turn.\nActions: [Rotate(90), Observe()]"
+    if step == 2:
+        return "Actions: [Rotate(45), Observe()]"  # invalid: costs 0.5, the rule is named
+    return "Done.\nActions: [Term()]"
+
+
+def test_text_question_and_cogmap_runs(tmp_path):
+    out = tmp_path / "text"
+    with ScriptedServer(explorer) as srv:
+        code = main(
+            [
+                "run",
+                "tos/pairwise-direction",
+                "tos/cogmap",
+                "--agent",
+                "llm",
+                "--model",
+                "openai:scripted",
+                "--base-url",
+                srv.base_url,
+                "--episodes",
+                "2",
+                "--out",
+                str(out),
+            ]
+        )
+        bodies = list(srv.requests)
+    assert code == 0
+    recs = records(out)
+    assert len(recs) == 4
+    for r in recs:
+        assert r["error"] is None and r["steps"] == 4 and r["usage"]["calls"] == 4
+        m = r["metrics"]
+        assert m["cost"] == 1.5 and m["invalid_actions"] == 1 and m["answer_parsed"] is True
+    system = bodies[0]["messages"][0]["content"]
+    assert "Actions: [ <M>* <F> ]" in system and "front-slight-left" in system
+    third = last_user_text(bodies[2])
+    assert "rule 'rotate_degrees'" in third and "You observe:" in third
+
+
+def test_vision_run_sends_legend_and_views(tmp_path):
+    out = tmp_path / "vision"
+    with ScriptedServer(explorer) as srv:
+        code = main(
+            [
+                "run",
+                "tos/view2location",
+                "--agent",
+                "llm",
+                "--model",
+                "openai:scripted",
+                "--base-url",
+                srv.base_url,
+                "--episodes",
+                "1",
+                "--set",
+                "modality=vision",
+                "--set",
+                "image_size=128",
+                "--out",
+                str(out),
+            ]
+        )
+        bodies = list(srv.requests)
+    assert code == 0
+    (rec,) = records(out)
+    assert rec["error"] is None and rec["steps"] == 4
+    counts = []
+    for body in bodies:
+        parts = body["messages"][-1]["content"]
+        urls = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
+        assert all(u.startswith("data:image/png;base64,") for u in urls)
+        counts.append(len(urls))
+    # example and legend; + view 1; + view 1 (the invalid step adds none); + the question's view
+    assert counts == [2, 3, 3, 4]
+
+
+def test_false_belief_run_reads_the_changes(tmp_path):
+    out = tmp_path / "fb"
+    with ScriptedServer(explorer) as srv:
+        code = main(
+            [
+                "run",
+                "tos/false-belief",
+                "--agent",
+                "llm",
+                "--model",
+                "openai:scripted",
+                "--base-url",
+                srv.base_url,
+                "--episodes",
+                "2",
+                "--out",
+                str(out),
+            ]
+        )
+    assert code == 0
+    for r in records(out):
+        assert r["error"] is None and r["steps"] == 4 and r["metrics"]["answered"] is True
+        assert 0.0 <= r["metrics"]["f1"] <= 1.0

@@ -1,0 +1,181 @@
+"""Question families: ground truth on a hand-made world, answer parsing (also malformed), scoring."""
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_tos_world import two_rooms
+
+from playbench.tasks.tos import questions as Q
+from playbench.tasks.tos.cogmap import Change, changes_f1, last_json_object, score_cogmap, truth_map
+from playbench.tasks.tos.world import Pose, cached_world
+
+W = two_rooms()
+
+
+def test_truths_on_the_hand_made_world():
+    assert (
+        Q.truth(W, {"family": "pairwise-direction", "obj": "chair", "anchor": "lamp"}) == "east, slightly far"
+    )
+    assert Q.truth(W, {"family": "perspective-taking", "anchor": "sofa", "obj": "lamp"}) == "front, near"
+    assert Q.truth(
+        W, {"family": "action2view", "actions": ["JumpTo(lamp)", "Rotate(90)"], "target": "plant"}
+    ) == ("front-slight-left, slightly far")
+    assert Q.truth(W, {"family": "allocentric-map", "objects": ["lamp", "chair"]}) == "(0, 2); (5, 1)"
+    names = ["sofa", "chair", "lamp", "plant"]
+    assert Q.truth(W, {"family": "mental-rotation", "objects": names, "direction": "clockwise"}) == (
+        "lamp, plant, chair, sofa"
+    )
+    assert Q.truth(W, {"family": "mental-rotation", "objects": names, "direction": "counterclockwise"}) == (
+        "lamp, sofa, chair, plant"
+    )
+    assert Q.truth(W, {"family": "location2view", "x": 1, "y": 0, "facing": "west", "target": "sofa"}) == (
+        "front-right, mid distance"
+    )
+
+
+@pytest.mark.parametrize(
+    "reply, parsed, correct",
+    [
+        ("Answer: east, slightly far", True, True),
+        ("The chair is east.\nanswer: EAST , Slightly_Far.", True, True),
+        ("Answer: **east, slightly far**", True, True),
+        ("east, slightly far", True, True),  # no marker: the last line
+        ("Answer: east, far", True, False),
+        ("Answer: north-east, slightly far", True, False),
+        ("Answer: east", False, False),
+        ("Answer: eastish, slightly far", False, False),
+        ("Answer: east, close", False, False),
+        ("Answer:", False, False),
+        ("", False, False),
+    ],
+)
+def test_relation_answers_parse_and_score(reply, parsed, correct):
+    s = Q.score(W, {"family": "pairwise-direction", "obj": "chair", "anchor": "lamp"}, reply)
+    assert (s.parsed, s.correct) == (parsed, correct)
+    if parsed and not correct:
+        assert s.score == 0.5
+    if not parsed:
+        assert s.score == 0.0 and s.detail
+
+
+def test_ego_answers_accept_spacing_variants_and_reject_cardinals():
+    q = {"family": "perspective-taking", "anchor": "sofa", "obj": "lamp"}
+    assert Q.score(W, q, "Answer: Front , near").correct
+    assert not Q.score(W, q, "Answer: east, near").parsed
+
+
+def test_coordinate_lists_score_per_object():
+    q = {"family": "allocentric-map", "objects": ["lamp", "chair", "sofa"]}
+    assert Q.score(W, q, "Answer: (0, 2); (5, 1); (-2, 2)").correct
+    half = Q.score(W, q, "Answer: (0, 2); (5, 0); (-2, 2)")
+    assert half.parsed and not half.correct and half.score == pytest.approx(2 / 3)
+    assert Q.score(W, q, "Answer: (0, 2)").score == pytest.approx(1 / 3)
+    assert not Q.score(W, q, "Answer: lamp is at zero two").parsed
+
+
+def test_names_orders_and_locations():
+    assert Q.score(W, {"family": "perspective-determine", "anchor": "sofa"}, "Answer: Sofa.").correct
+    wrong = Q.score(W, {"family": "perspective-determine", "anchor": "sofa"}, "Answer: piano")
+    assert not wrong.parsed and "not an object" in wrong.detail
+    q = {"family": "mental-rotation", "objects": ["sofa", "chair", "lamp", "plant"], "direction": "clockwise"}
+    assert Q.score(W, q, "Answer: lamp, plant, chair, sofa").correct
+    assert Q.score(W, q, "Answer: lamp, chair, plant, sofa").score == 0.5
+    v2l = {"family": "view2location", "x": 3, "y": 1, "facing": "east"}
+    assert Q.score(W, v2l, "Answer: (3, 1)").correct
+    assert not Q.score(W, v2l, "Answer: (0, 0)").correct
+    assert not Q.score(W, v2l, "Answer: (3, 1), (4, 1)").parsed
+
+
+def test_view2action_accepts_any_sequence_reaching_the_same_view():
+    q = {
+        "family": "view2action",
+        "actions": ["Rotate(90)", "JumpTo(red door)"],
+        "x": 3,
+        "y": 1,
+        "facing": "east",
+    }
+    assert Q.score(W, q, "Answer: Rotate(90), JumpTo(red door)").correct
+    assert Q.score(W, q, "Answer: Rotate(-270), JumpTo(red_door), Rotate(0)").correct
+    assert not Q.score(W, q, "Answer: JumpTo(red door)").parsed  # not visible facing north
+    assert not Q.score(W, q, "Answer: Rotate(90), Observe()").parsed
+    assert not Q.score(W, q, "Answer: Rotate(90)").correct
+
+
+def test_generated_questions_have_consistent_truths():
+    world, _ = cached_world(3, 3, 0, 5, 20)
+    for family in Q.FAMILIES:
+        q = Q.make_question(world, family, 11)
+        assert q == Q.make_question(world, family, 11)
+        assert Q.score(world, q, "Answer: " + Q.truth(world, q)).correct, (family, q)
+        assert family.split("-")[0] in Q.question_text(
+            world, q
+        ).lower() or "Answer format" in Q.question_text(world, q)
+        samples = Q.answer_space(world, q, random.Random(0))
+        assert samples and all(s.startswith("Answer: ") for s in samples)
+
+
+def test_cogmap_scoring_and_false_belief_f1():
+    observed = frozenset({"lamp", "sofa", "red door"})
+    agent = Pose(0, 0, "north")
+    perfect = truth_map(W, frozenset({"lamp", "sofa", "chair", "plant", "red door"}), agent)
+    import json
+
+    m = score_cogmap(W, observed, agent, "Here: " + json.dumps(perfect))
+    assert m["map_parsed"] and m["position_accuracy"] == 1 and m["direction_accuracy"] == 1
+    assert m["facing_accuracy"] == 1 and m["agent_correct"]
+    partial = score_cogmap(W, observed, agent, json.dumps(truth_map(W, observed, agent)))
+    assert partial["position_accuracy"] == 3 / 5 and partial["observed_position_accuracy"] == 1.0
+    assert not score_cogmap(W, observed, agent, "no json {here")["map_parsed"]
+    assert last_json_object('a {"x": 1} b {"y": {"z": 2}}') == {"y": {"z": 2}}
+    changes = [
+        Change(name="lamp", kind="position", x=1, y=1),
+        Change(name="sofa", kind="orientation", x=-2, y=2),
+    ]
+    assert changes_f1([("lamp", "position"), ("sofa", "orientation")], changes)["f1"] == 1.0
+    half = changes_f1([("lamp", "position"), ("sofa", "position")], changes)
+    assert half["precision"] == 0.5 and half["recall"] == 0.5 and half["f1"] == 0.5
+    assert changes_f1([], changes)["f1"] == 0.0
+
+
+def test_local_map_frame_accuracy_and_consistency():
+    from playbench.tasks.tos.cogmap import local_truth_map, score_local, to_local
+
+    agent = Pose(3, 1, "east")
+    # facing east: +y is east, +x is south
+    assert to_local(agent, 5, 1, "west") == ((0, 2), "-y")
+    assert to_local(agent, 3, 0, "south") == ((1, 0), "+x")
+    observed = frozenset({"chair", "plant", "red door"})
+    true_global = truth_map(W, observed, agent)
+    true_local = local_truth_map(W, observed, agent)
+    m = score_local(W, observed, agent, true_global, true_local)
+    assert m["local_position_accuracy"] == 1 and m["local_facing_accuracy"] == 1
+    assert m["local_global_consistency"] == 1
+    # a global map that believes the agent faces north, with a local map consistent with that belief
+    wrong_pose = Pose(3, 1, "north")
+    believed_global = truth_map(W, observed, wrong_pose)
+    believed_local = local_truth_map(W, observed, wrong_pose)
+    m = score_local(W, observed, agent, believed_global, believed_local)
+    assert m["local_global_consistency"] == 1 and m["local_position_accuracy"] < 1
+    # dropping one local entry makes that item inconsistent
+    del believed_local["plant"]
+    assert (
+        score_local(W, observed, agent, believed_global, believed_local)["local_global_consistency"] == 2 / 3
+    )
+    assert score_local(W, observed, agent, None, None)["local_global_consistency"] == 0.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    reply=st.one_of(
+        st.text(max_size=120), st.from_regex(r"Answer: [\w\s,;()\-\[\]{}\":]{0,60}", fullmatch=True)
+    )
+)
+def test_no_reply_makes_any_scorer_raise(reply):
+    world, _ = cached_world(3, 3, 0, 1, 20)
+    for family in Q.FAMILIES:
+        s = Q.score(world, Q.make_question(world, family, 3), reply)
+        assert 0.0 <= s.score <= 1.0 and (s.parsed or s.detail)
+    m = score_cogmap(world, frozenset({o.name for o in world.objects}), Pose(0, 0, "north"), reply)
+    assert 0.0 <= m["map_score"] <= 1.0

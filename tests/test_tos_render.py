@@ -1,0 +1,65 @@
+"""Theory of Space 3D views and legend: deterministic PNGs, open doorways, legend tiles."""
+
+import io
+
+import numpy as np
+from PIL import Image
+from test_tos_world import two_rooms
+
+from playbench.tasks.tos.render3d import MODELS, render_legend, render_view
+from playbench.tasks.tos.world import FACING_NAMES, PLAIN_NAMES, Pose
+
+
+def pixels(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+def test_every_object_name_has_a_model():
+    assert set(FACING_NAMES) | set(PLAIN_NAMES) <= set(MODELS)
+
+
+def test_views_are_deterministic_and_sized():
+    w = two_rooms()
+    a = render_view(w, Pose(0, 0, "north"), 160)
+    assert a == render_view(w, Pose(0, 0, "north"), 160)
+    assert pixels(a).shape == (120, 160, 3)
+    assert a != render_view(w, Pose(0, 0, "east"), 160)
+
+
+def test_a_door_is_closed_from_the_room_and_open_from_its_doorway():
+    w = two_rooms()
+
+    def red_share(png: bytes) -> float:
+        px = pixels(png).astype(int)
+        return float(((px[..., 0] > 150) & (px[..., 1] < 90) & (px[..., 2] < 90)).mean())
+
+    # two steps away the closed red door fills a good part of the view
+    assert red_share(render_view(w, Pose(1, 1, "east"), 160)) > 0.06
+    # standing in the doorway the door is open: only the (red) chair of the next room is seen
+    assert red_share(render_view(w, Pose(3, 1, "east"), 160)) < 0.04
+
+
+def test_legend_has_one_tile_per_object():
+    w = two_rooms()
+    legend = pixels(render_legend(w))
+    assert legend.shape == (2 * 190, 3 * 300, 3)  # four objects in rows of three
+
+
+def test_views_are_identical_in_a_fresh_process():
+    import hashlib
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import hashlib\nfrom test_tos_world import two_rooms\nfrom playbench.tasks.tos.render3d import render_view, "
+        "render_legend\nfrom playbench.tasks.tos.world import Pose\nw = two_rooms()\n"
+        "print(hashlib.sha256(render_view(w, Pose(3, 1, 'west'), 160) + render_legend(w)).hexdigest())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent
+    )
+    assert out.returncode == 0, out.stderr
+    w = two_rooms()
+    here = hashlib.sha256(render_view(w, Pose(3, 1, "west"), 160) + render_legend(w)).hexdigest()
+    assert out.stdout.strip().splitlines()[-1] == here

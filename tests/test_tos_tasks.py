@@ -1,0 +1,126 @@
+"""Theory of Space tasks: the oracle solves every task in exactly optimal_steps, random play is safe."""
+
+import random
+
+import pytest
+
+from playbench.core.errors import ConfigError
+from playbench.core.registry import all_specs, make_task
+from playbench.core.types import Validity
+
+TOS = [s.id for s in all_specs() if s.id.startswith("tos/")]
+QUESTION_TASKS = [t for t in TOS if t not in ("tos/explore", "tos/cogmap", "tos/false-belief")]
+
+
+def play_oracle(task, inst):
+    task.reset(inst)
+    while not task.done:
+        result = task.step(task.oracle_action("player"))
+        assert result.validity not in (Validity.INVALID, Validity.UNPARSEABLE), result.feedback
+    return task.outcome()
+
+
+def test_twelve_tasks_are_registered():
+    assert len(TOS) == 12 and len(QUESTION_TASKS) == 9
+
+
+@pytest.mark.parametrize("task_id", TOS)
+def test_oracle_solves_in_optimal_steps(task_id):
+    task = make_task(task_id)
+    for inst in task.instances(4, 3):
+        out = play_oracle(task, inst)
+        assert out.success and out.steps == inst.optimal_steps, inst.id
+        if task_id != "tos/false-belief":
+            assert out.metrics["coverage"] == 1.0 and out.metrics["cost"] == out.metrics["oracle_cost"]
+
+
+@pytest.mark.parametrize("task_id", [*QUESTION_TASKS, "tos/cogmap"])
+def test_passive_mode_gives_the_log_and_asks_at_once(task_id):
+    task = make_task(task_id, exploration="passive")
+    for inst in task.instances(3, 0):
+        assert inst.optimal_steps == 1
+        task.reset(inst)
+        obs = task.observe("player")
+        assert "log of an exploration" in obs.text and "Step 1: Actions: [" in obs.text
+        assert "Exploration is over" in obs.text
+        out = play_oracle(task, inst)
+        assert out.success and out.steps == 1 and out.metrics["passive"] is True
+
+
+@pytest.mark.parametrize("task_id", TOS)
+def test_random_legal_play_never_raises_and_stays_near_chance(task_id):
+    rng = random.Random(0)
+    task = make_task(task_id)
+    wins = 0
+    for inst in task.instances(8, 1):
+        task.reset(inst)
+        while not task.done:
+            obs = task.observe("player")
+            assert obs.legal_actions
+            result = task.step(rng.choice(obs.legal_actions))
+            assert result.feedback
+        wins += task.outcome().success
+    assert wins <= 4
+
+
+def test_unparseable_answer_is_recorded_as_wrong():
+    task = make_task("tos/pairwise-direction", exploration="passive")
+    task.reset(task.instances(1, 0)[0])
+    result = task.step("I am not sure at all.")
+    assert result.validity == Validity.UNPARSEABLE and task.done
+    out = task.outcome()
+    assert not out.success and out.metrics["answer_parsed"] is False and out.metrics["score"] == 0.0
+
+
+def test_false_belief_second_phase_and_scoring():
+    task = make_task("tos/false-belief")
+    inst = task.instances(1, 0)[0]
+    task.reset(inst)
+    task.step("Actions: [Observe()]")
+    task.step("Actions: [Term()]")
+    obs = task.observe("player")
+    assert "have been changed" in obs.text and "Term(changes=" in obs.text
+    assert task.step("Actions: [Term()]").reason == "changes_required"
+    first = inst.changes[0]
+    task.step(f'Actions: [Term(changes="{first.name}: {first.kind}")]')
+    out = task.outcome()
+    assert task.done and out.metrics["precision"] == 1.0 and out.metrics["recall"] == 0.5 and not out.success
+    assert out.steps == 4
+
+
+def test_config_errors_are_clear():
+    with pytest.raises(ConfigError, match="unknown question family"):
+        make_task("tos/pairwise-direction", family="nonsense")
+    with pytest.raises(ConfigError, match="exploration"):
+        make_task("tos/cogmap", exploration="sideways")
+
+
+def test_vision_observations_carry_legend_views_and_question_view():
+    task = make_task("tos/perspective-determine", modality="vision", image_size=160)
+    inst = task.instances(1, 0)[0]
+    task.reset(inst)
+    first = task.observe("player")
+    assert [i.label for i in first.images] == ["example", "legend"]
+    while not task.done:
+        obs = task.observe("player")
+        task.step(task.oracle_action("player"))
+    labels = [i.label for i in obs.images]
+    assert labels[:2] == ["example", "legend"] and labels[-1] == "question-view"
+    assert sum(label.startswith("view-") for label in labels) == inst.optimal_steps - 2
+    assert all(i.png.startswith(b"\x89PNG") for i in obs.images)
+    assert "You observe:" not in obs.text  # the views are images only
+    assert task.outcome().success
+
+
+def test_cogmap_with_local_map_asks_for_both_and_scores_consistency():
+    task = make_task("tos/cogmap", local_map=True, exploration="passive")
+    inst = task.instances(1, 0)[0]
+    task.reset(inst)
+    assert '"origin": "agent"' in task.observe("player").text
+    out = play_oracle(task, inst)
+    assert out.success and out.metrics["local_global_consistency"] == 1.0
+    task.reset(inst)
+    global_only = task.oracle_action("player").splitlines()[0]
+    task.step(global_only)
+    out = task.outcome()
+    assert not out.success and out.metrics["map_score"] == 1.0 and out.metrics["local_parsed"] is False
