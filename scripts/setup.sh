@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 extras=""
 for arg in "$@"; do
   case "$arg" in
-    --dev) extras="dev,ray" ;;  # the tests cover the Ray executor too
+    --dev) extras="dev,ray,web" ;;  # the tests cover the Ray executor and the web app too
     *) echo "setup.sh: unknown option '$arg' (accepted: --dev)" >&2; exit 2 ;;
   esac
 done
@@ -34,6 +34,19 @@ if [ -n "$missing" ]; then
       || echo "setup.sh: warning: could not install$missing; 3D rendering will be unavailable" >&2
   else
     echo "setup.sh: note: system libraries missing for 3D rendering:$missing (install them as root: apt-get install$missing)" >&2
+  fi
+fi
+
+# The web app's browser tests drive Debian's chromium through Playwright (whose own browser download
+# is not needed); without it they are skipped with a message saying so.
+if [ -n "$extras" ] && ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup.sh: installing chromium for the browser tests"
+    (apt-get install -y -qq chromium >/dev/null 2>&1 \
+      || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null; }) \
+      || echo "setup.sh: warning: could not install chromium; the browser tests will be skipped" >&2
+  else
+    echo "setup.sh: note: chromium is missing, so the browser tests will be skipped (as root: apt-get install chromium)" >&2
   fi
 fi
 

@@ -1,0 +1,453 @@
+"""Live play in the browser: an episode runs in the server's event loop through the runner's own
+`run_episode`, with a browser-backed agent in every human seat, and is written with `RunStore`,
+so a browser game is an ordinary run directory (agent `human`) that replays and reports like any.
+
+A seat is taken by opening the session page with `?seat=ROLE`; two human seats of a two-role task
+can be played from two browsers. The other seats are played by any agent (random, oracle, a model,
+a suite's agent) built exactly as the runner builds them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import re
+import secrets
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import playbench
+from playbench.agents import Agent, AgentSpec, AgentStopped, build_agent, parse_agent, registered_agents
+from playbench.core.errors import ConfigError, PlaybenchError
+from playbench.core.registry import TaskSpec, get_spec
+from playbench.core.task import EpisodeContext, Task
+from playbench.core.types import Action, Observation
+from playbench.runner.episode import EpisodeJob, run_episode
+from playbench.runner.models import ModelPool
+from playbench.runner.store import RunStore
+
+PLAY_FOLDER = "web-play"
+IDLE_TIMEOUT_S = 3 * 3600.0  # a seat left alone this long ends the episode (recorded as abandoned)
+MAX_SESSIONS = 200
+MAX_ACTION_CHARS = 20_000
+INSTANCE_CHOICES = 500
+# Agents a web form may put in the other seats. `replay:FILE` is left out on purpose: a form must
+# never name a file on the server.
+BUILTIN_PARTNERS = ("human", "random", "oracle", "llm")
+
+
+def partner_choices() -> list[str]:
+    return [*BUILTIN_PARTNERS, *registered_agents()]
+
+
+def task_roles(task: Task) -> tuple[str, ...]:
+    return tuple(task.roles)
+
+
+def has_oracle(task: Task) -> bool:
+    return type(task).oracle_action is not Task.oracle_action
+
+
+@dataclass
+class PlaySetup:
+    task_id: str
+    options: dict[str, Any]  # the `--set` values the player gave
+    seed: int
+    instance_id: str
+    seats: dict[str, AgentSpec]  # every role -> its agent; the human seats are AgentSpec("human")
+
+    @property
+    def human_roles(self) -> list[str]:
+        return [role for role, spec in self.seats.items() if spec.name == "human"]
+
+
+def prepare(
+    task_id: str,
+    options: dict[str, Any],
+    seed: int,
+    instance_id: str | None,
+    seat: str | None,
+    partner: str | None,
+    partner_model: str | None,
+) -> tuple[PlaySetup, TaskSpec, Task, dict[str, Any]]:
+    """Check a play request the way the CLI checks `playbench play`; every problem is a ConfigError."""
+    spec = get_spec(task_id)
+    task = spec.make(**options)
+    roles = task_roles(task)
+    instances = task.instances(None, seed)
+    if not instances:
+        raise ConfigError(f"{task_id} has no instances for seed {seed}")
+    chosen = instances[0] if not instance_id else next((i for i in instances if i.id == instance_id), None)
+    if chosen is None:
+        raise ConfigError(f"instance '{instance_id}' is not in {task_id}'s set for seed {seed}")
+    if len(roles) == 1:
+        seats = {roles[0]: AgentSpec("human")}
+    else:
+        seat = seat or roles[0]
+        if seat not in roles:
+            raise ConfigError(f"{task_id} has the roles {', '.join(roles)}; '{seat}' is not one of them")
+        partner = (partner or "human").strip()
+        if partner.split(":", 1)[0] not in partner_choices():
+            raise ConfigError(
+                f"partner '{partner}' is not offered here (choose one of {', '.join(partner_choices())})"
+            )
+        partner_spec = parse_agent(partner, (partner_model or "").strip() or None)
+        if partner_spec.name == "oracle" and not has_oracle(task):
+            raise ConfigError(f"{task_id} has no oracle, so the oracle cannot take a seat")
+        if partner_spec.model:
+            from playbench.models import make_model
+
+            make_model(partner_spec.model)  # a bad spec or missing API key is reported now, not mid-game
+        seats = {role: AgentSpec("human") if role == seat else partner_spec for role in roles}
+    return PlaySetup(task_id, options, seed, chosen.id, seats), spec, task, chosen.model_dump(mode="json")
+
+
+class Seat:
+    def __init__(self, role: str, spec: AgentSpec) -> None:
+        self.role = role
+        self.spec = spec
+        self.human = spec.name == "human"
+        self.pending: Observation | None = None
+        self.future: asyncio.Future[str] | None = None
+        self.moves = 0  # moves this seat has made; a submission must name the move it answers
+        self.history: list[dict[str, Any]] = []
+        self.joined = False
+
+
+class BrowserAgent(Agent):
+    """A human seat: shows the observation to whichever browser holds the seat and waits for its move."""
+
+    name = "human"
+
+    def __init__(self, session: PlaySession, seat: Seat) -> None:
+        self.session = session
+        self.seat = seat
+
+    async def act(self, observation: Observation) -> Action:
+        seat = self.seat
+        if self.session.quit_requested is not None:
+            raise AgentStopped(f"the {self.session.quit_requested} ended the episode")
+        seat.pending = observation
+        seat.future = asyncio.get_running_loop().create_future()
+        self.session.turn_role = seat.role
+        self.session.remember_images(observation)
+        self.session.changed()
+        try:
+            text = await asyncio.wait_for(seat.future, self.session.idle_timeout)
+        except TimeoutError:
+            minutes = round(self.session.idle_timeout / 60)
+            raise AgentStopped(f"no move from the browser for {minutes} minutes") from None
+        finally:
+            seat.pending = None
+            seat.future = None
+            self.session.changed()
+        seat.moves += 1
+        seat.history.append({"step": observation.step, "action": text})
+        return Action(text=text)
+
+
+class WatchedAgent(Agent):
+    """Any other seat's agent, built as the runner builds it; marks whose turn it is while it thinks."""
+
+    def __init__(self, session: PlaySession, role: str, inner: Agent) -> None:
+        self.session = session
+        self.role = role
+        self.inner = inner
+        self.name = inner.name
+
+    async def reset(self, ctx: EpisodeContext) -> None:
+        await super().reset(ctx)
+        await self.inner.reset(ctx)
+
+    async def act(self, observation: Observation) -> Action:
+        if self.session.quit_requested is not None:
+            raise AgentStopped(f"the {self.session.quit_requested} ended the episode")
+        self.session.turn_role = self.role
+        self.session.changed()
+        return await self.inner.act(observation)
+
+
+class PlaySession:
+    def __init__(
+        self,
+        sid: str,
+        setup: PlaySetup,
+        task_options: dict[str, Any],
+        instance: dict[str, Any],
+        trial: int,
+        run_dir: Path,
+        idle_timeout: float,
+    ) -> None:
+        self.sid = sid
+        self.setup = setup
+        self.task_options = task_options  # the task's registered variant options plus the player's
+        self.instance = instance
+        self.trial = trial
+        self.run_dir = run_dir
+        self.idle_timeout = idle_timeout
+        self.seats = {role: Seat(role, spec) for role, spec in setup.seats.items()}
+        self.status = "starting"  # starting | running | finished | error
+        self.turn_role: str | None = None
+        self.record: dict[str, Any] | None = None
+        self.error: str | None = None
+        self.quit_requested: str | None = None  # the seat that ended the game
+        self.images: dict[str, bytes] = {}
+        self.version = 0
+        self.created = time.time()
+        self._event = asyncio.Event()
+        self._runner: asyncio.Task[None] | None = None
+
+    # --- state changes and waiting ------------------------------------------------------------
+    def changed(self) -> None:
+        self.version += 1
+        event, self._event = self._event, asyncio.Event()
+        event.set()
+
+    async def wait(self, since: int, timeout: float) -> int:
+        """Return as soon as the state differs from version `since`, or after `timeout` seconds."""
+        if self.version != since:
+            return self.version
+        event = self._event
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout)
+        return self.version
+
+    def remember_images(self, observation: Observation) -> None:
+        for image in observation.images:
+            self.images.setdefault(image.digest, image.png)
+
+    # --- moves -----------------------------------------------------------------------------------
+    def submit(self, role: str, move: int, text: str) -> None:
+        seat = self._human_seat(role)
+        if seat.future is None or seat.future.done():
+            raise ConfigError("it is not your turn")
+        if move != seat.moves:
+            raise ConfigError("that move answered an earlier position; the page has been refreshed")
+        if len(text) > MAX_ACTION_CHARS:
+            raise ConfigError(f"a move can be at most {MAX_ACTION_CHARS} characters long")
+        seat.future.set_result(text)
+
+    def quit(self, role: str) -> None:
+        """End the game for everyone: now if a person is to move, else when an agent's move is in."""
+        self._human_seat(role)
+        if self.status in ("finished", "error"):
+            return
+        self.quit_requested = role
+        for seat in self.seats.values():
+            if seat.future is not None and not seat.future.done():
+                seat.future.set_exception(AgentStopped(f"the {role} ended the episode"))
+        self.changed()
+
+    def _human_seat(self, role: str) -> Seat:
+        seat = self.seats.get(role)
+        if seat is None or not seat.human:
+            raise ConfigError(f"'{role}' is not a human seat of this game")
+        return seat
+
+    # --- the episode -----------------------------------------------------------------------------
+    def start(self, pool: ModelPool, on_finish: Any) -> None:
+        self._runner = asyncio.get_running_loop().create_task(self._run(pool, on_finish))
+
+    def _make_agent(self, pool: ModelPool) -> Any:
+        def make(spec: AgentSpec, role: str) -> Agent:
+            seat = self.seats[role]
+            if seat.human:
+                return BrowserAgent(self, seat)
+            return WatchedAgent(self, role, build_agent(spec, pool.get))
+
+        return make
+
+    async def _run(self, pool: ModelPool, on_finish: Any) -> None:
+        self.status = "running"
+        self.changed()
+        job = EpisodeJob(
+            task_id=self.setup.task_id,
+            task_options=self.task_options,
+            instance=self.instance,
+            trial=self.trial,
+            seed=self.setup.seed,
+            agents={role: spec.to_dict() for role, spec in self.setup.seats.items()},
+        )
+        try:
+            output = await run_episode(job, pool, save_images=True, make_agent=self._make_agent(pool))
+            on_finish(self, output)
+            self.record = output.record
+            self.status = "finished"
+        except Exception as exc:  # the game must end with a message, whatever went wrong
+            self.error = f"{type(exc).__name__}: {exc}"
+            self.status = "error"
+            print(f"playbench serve: game {self.sid} failed: {self.error}", file=sys.stderr)
+        finally:
+            self.turn_role = None
+            self.changed()
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", text).strip("_") or "x"
+
+
+class PlayManager:
+    """The games of one server: where they are recorded, their sessions and the shared model pool."""
+
+    def __init__(self, play_root: Path, idle_timeout: float = IDLE_TIMEOUT_S) -> None:
+        self.play_root = play_root / PLAY_FOLDER
+        self.idle_timeout = idle_timeout
+        self.sessions: dict[str, PlaySession] = {}
+        self.pool = ModelPool()
+        self._reserved: dict[tuple[str, str, str], set[int]] = {}
+
+    def run_dir_for(self, setup: PlaySetup, task_options: dict[str, Any]) -> Path:
+        identity = json.dumps(
+            {
+                "task": setup.task_id,
+                "agents": {r: s.to_dict() for r, s in sorted(setup.seats.items())},
+                "options": task_options,
+                "seed": setup.seed,
+            },
+            sort_keys=True,
+            default=str,
+        )
+        digest = hashlib.sha1(identity.encode()).hexdigest()[:8]
+        if len(setup.seats) == 1:
+            seats = "human"
+        else:
+            seats = "-".join(f"{role}={spec.label}" for role, spec in setup.seats.items())
+        return self.play_root / _slug(f"{setup.task_id.replace('/', '__')}-{seats}-s{setup.seed}-{digest}")
+
+    def start(self, setup: PlaySetup, spec: TaskSpec, instance: dict[str, Any]) -> PlaySession:
+        self._forget_old()
+        task_options = {**spec.kwargs, **setup.options}
+        run_dir = self.run_dir_for(setup, task_options)
+        self._write_config(run_dir, setup, task_options)
+        trial = self._next_trial(run_dir, setup.task_id, str(instance["id"]))
+        sid = secrets.token_urlsafe(12)
+        session = PlaySession(sid, setup, task_options, instance, trial, run_dir, self.idle_timeout)
+        self.sessions[sid] = session
+        session.start(self.pool, self._record)
+        return session
+
+    def _next_trial(self, run_dir: Path, task_id: str, instance_id: str) -> int:
+        """Each game of an instance is a new trial, so earlier games stay on record; two games started
+        at once never share a trial number."""
+        key = (str(run_dir), task_id, instance_id)
+        used = set(self._reserved.get(key, set()))
+        store = RunStore(run_dir)
+        used |= {
+            int(r["trial"])
+            for r in store.records()
+            if r["task"] == task_id and str(r["instance_id"]) == instance_id
+        }
+        store.close()
+        trial = max(used) + 1 if used else 0
+        self._reserved.setdefault(key, set()).add(trial)
+        return trial
+
+    def _write_config(self, run_dir: Path, setup: PlaySetup, task_options: dict[str, Any]) -> None:
+        from playbench.runner.run import RunConfig, git_revision
+
+        store = RunStore(run_dir)
+        if store.read_json("config.json") is None:
+            config = RunConfig(
+                tasks=[setup.task_id],
+                agents=dict(setup.seats),
+                out=str(run_dir),
+                seed=setup.seed,
+                task_options=dict(setup.options),
+            )
+            store.write_json(
+                "config.json",
+                {
+                    "run": config.to_dict(),
+                    "task_options_resolved": {setup.task_id: task_options},
+                    "command": ["playbench", "serve", "(browser play)"],
+                    "playbench_version": playbench.__version__,
+                    "git_revision": git_revision(),
+                    "python": sys.version.split()[0],
+                    "written_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                    "source": "web",
+                },
+            )
+        store.close()
+
+    def _record(self, session: PlaySession, output: Any) -> None:
+        from playbench.runner.run import summarize
+
+        store = RunStore(session.run_dir)
+        try:
+            store.write(output)
+            store.write_json(
+                "summary.json", summarize(store.records(), {session.setup.task_id: session.task_options})
+            )
+        finally:
+            store.close()
+
+    def get(self, sid: str) -> PlaySession | None:
+        return self.sessions.get(sid)
+
+    def active(self) -> list[PlaySession]:
+        return sorted(
+            (s for s in self.sessions.values() if s.status in ("starting", "running")),
+            key=lambda s: s.created,
+            reverse=True,
+        )
+
+    def _forget_old(self) -> None:
+        if len(self.sessions) < MAX_SESSIONS:
+            return
+        finished = sorted(
+            (s for s in self.sessions.values() if s.status in ("finished", "error")), key=lambda s: s.created
+        )
+        for s in finished[: len(self.sessions) - MAX_SESSIONS + 1]:
+            del self.sessions[s.sid]
+        if len(self.sessions) >= MAX_SESSIONS:
+            raise ConfigError(f"{MAX_SESSIONS} games are in progress; finish or end some first")
+
+    async def aclose(self) -> None:
+        for session in self.sessions.values():
+            if session._runner is not None and not session._runner.done():
+                session._runner.cancel()
+        await self.pool.aclose()
+
+
+@dataclass
+class InstanceChoice:
+    id: str
+    label: str
+
+
+@dataclass
+class TaskInfo:
+    spec: TaskSpec
+    roles: tuple[str, ...] = ()
+    options: dict[str, Any] = field(default_factory=dict)  # option -> its default
+    has_oracle: bool = False
+    error: str | None = None
+
+
+def task_info(spec: TaskSpec, options: dict[str, Any] | None = None) -> TaskInfo:
+    try:
+        cls = spec.load_class()
+        defaults = {
+            name: spec.kwargs.get(name, f.get_default(call_default_factory=True))
+            for name, f in cls.Config.model_fields.items()
+        }
+        task = spec.make(**(options or {}))
+        return TaskInfo(spec, task_roles(task), defaults, has_oracle(task))
+    except PlaybenchError as exc:
+        return TaskInfo(spec, error=str(exc))
+    except Exception as exc:  # a broken suite must not take the play page down
+        return TaskInfo(spec, error=f"{type(exc).__name__}: {exc}")
+
+
+def instance_choices(task: Task, seed: int) -> list[InstanceChoice]:
+    out = []
+    for inst in task.instances(None, seed)[:INSTANCE_CHOICES]:
+        label = inst.id + (f" (optimal {inst.optimal_steps} steps)" if inst.optimal_steps is not None else "")
+        out.append(InstanceChoice(inst.id, label))
+    return out

@@ -1,0 +1,258 @@
+"""HTML of the play pages: the task list, a game's setup form and the live game panel."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from playbench.core.types import ImagePart, TextPart
+from playbench.web.play import InstanceChoice, PlaySession, TaskInfo, partner_choices
+from playbench.web.render import esc, url
+
+MANY_ACTIONS = 40
+
+
+def tasks_page_body(infos: list[TaskInfo], sessions: list[PlaySession]) -> str:
+    rows = []
+    for info in infos:
+        spec = info.spec
+        if info.error:
+            action = f'<span class="muted">cannot be played here: {esc(info.error)}</span>'
+        else:
+            action = f'<a class="button" href="{esc(url("/play/new", task=spec.id))}">Play</a>'
+        roles = ", ".join(info.roles) if info.roles else "–"
+        rows.append(
+            f'<tr data-task="{esc(spec.id)}"><td><code>{esc(spec.id)}</code></td>'
+            f"<td>{esc(spec.description)}</td>"
+            f"<td>{esc(roles)}</td><td>{action}</td></tr>"
+        )
+    games = ""
+    if sessions:
+        items = []
+        for s in sessions:
+            seats = " ".join(
+                f'<a href="{esc(session_url(s, role))}">take the {esc(role)} seat</a>'
+                for role, seat in s.seats.items()
+                if seat.human
+            )
+            items.append(
+                f"<li><code>{esc(s.setup.task_id)}</code> · {esc(s.setup.instance_id)} · {seats}</li>"
+            )
+        games = f'<section><h2>Games in progress</h2><ul class="games">{"".join(items)}</ul></section>'
+    return (
+        "<h1>Play</h1><p>Pick a task. You see exactly what a model sees (the task's instructions, its text and "
+        "images, its feedback), and your game is recorded as an ordinary run with agent <code>human</code>, "
+        "so it shows up under Runs, replays and reports like any other.</p>"
+        f"{games}<div class=scroll><table class=tasks><thead><tr><th>task</th><th>description</th><th>roles</th>"
+        f"<th></th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def session_url(session: PlaySession, role: str) -> str:
+    return url(f"/play/s/{quote(session.sid)}", seat=role)
+
+
+def options_text(options: dict[str, Any]) -> str:
+    return "\n".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in options.items())
+
+
+def setup_page_body(
+    info: TaskInfo,
+    seed: int,
+    options: dict[str, Any],
+    instances: list[InstanceChoice],
+    error: str | None = None,
+    chosen: dict[str, str] | None = None,
+) -> str:
+    spec = info.spec
+    chosen = chosen or {}
+    opts_text = options_text(options)
+    defaults = ", ".join(f"{k}={v!r}" for k, v in info.options.items()) or "none"
+    error_html = f'<p class="error" role="alert">{esc(error)}</p>' if error else ""
+    variant = (
+        '<form method=get action="/play/new" class="variant">'
+        f'<input type=hidden name=task value="{esc(spec.id)}">'
+        f'<label>seed <input type=number name=seed value="{esc(seed)}"></label>'
+        '<label class="wide"><span>task options, one <code>key=value</code> a line</span>'
+        f'<textarea name=options rows=3 placeholder="none">{esc(opts_text)}</textarea></label>'
+        f'<p class="muted">Options and defaults: {esc(defaults)}</p>'
+        "<button type=submit>Show instances</button></form>"
+    )
+    if not instances:
+        return f"<h1>Play <code>{esc(spec.id)}</code></h1>{error_html}{variant}"
+    inst_opts = "".join(
+        f'<option value="{esc(i.id)}"{" selected" if i.id == chosen.get("instance") else ""}>{esc(i.label)}</option>'
+        for i in instances
+    )
+    seats = ""
+    if len(info.roles) > 1:
+        role_opts = "".join(
+            f'<option value="{esc(r)}"{" selected" if r == chosen.get("seat") else ""}>{esc(r)}</option>'
+            for r in info.roles
+        )
+        partner_opts = "".join(
+            f'<option value="{esc(a)}"{" selected" if a == chosen.get("partner", "human") else ""}>'
+            f"{esc(_partner_label(a))}</option>"
+            for a in partner_choices()
+            if a != "oracle" or info.has_oracle
+        )
+        seats = (
+            f'<label>your seat <select name=seat data-testid="seat">{role_opts}</select></label>'
+            f'<label>the other seat{"s" if len(info.roles) > 2 else ""} <select name=partner data-testid="partner">'
+            f"{partner_opts}</select></label>"
+            '<label>partner model (for model agents) <input name=partner_model placeholder="openai:gpt-4o" '
+            f'value="{esc(chosen.get("partner_model", ""))}"></label>'
+        )
+    start = (
+        '<form method=post action="/play/start" class="start">'
+        f'<input type=hidden name=task value="{esc(spec.id)}"><input type=hidden name=seed value="{esc(seed)}">'
+        f'<input type=hidden name=options value="{esc(opts_text)}">'
+        f'<label>instance <select name=instance data-testid="instance">{inst_opts}</select></label>{seats}'
+        '<button type=submit class="primary" data-testid="start">Start the game</button></form>'
+    )
+    return (
+        f"<h1>Play <code>{esc(spec.id)}</code></h1><p>{esc(spec.description)}</p>{error_html}"
+        f"<h2>1. Variant</h2>{variant}<h2>2. Game</h2>{start}"
+    )
+
+
+def _partner_label(name: str) -> str:
+    return {
+        "human": "another person (a second browser)",
+        "random": "random agent",
+        "oracle": "oracle (the task's solver)",
+        "llm": "model (llm agent; give the model below)",
+    }.get(name, f"{name} (suite agent)")
+
+
+def game_page_body(session: PlaySession, role: str, message: str | None = None) -> str:
+    setup = session.setup
+    seat_note = f" · you are the <b>{esc(role)}</b>" if len(session.seats) > 1 else ""
+    return (
+        f"<h1>Playing <code>{esc(setup.task_id)}</code></h1>"
+        f'<p class="muted">instance {esc(setup.instance_id)} · seed {esc(setup.seed)} · trial {esc(session.trial)}'
+        f"{seat_note}</p>"
+        f'<div id="play-panel" data-play-panel data-sid="{esc(session.sid)}" data-seat="{esc(role)}">'
+        f"{panel_html(session, role, message)}</div>"
+    )
+
+
+def panel_html(session: PlaySession, role: str, message: str | None = None) -> str:
+    """The live part of a game page for one seat; re-fetched by the page whenever the game changes."""
+    seat = session.seats[role]
+    parts = [f'<div class="panel" data-version="{session.version}" data-status="{esc(session.status)}">']
+    if message:
+        parts.append(f'<p class="error" role="alert">{esc(message)}</p>')
+    if session.status == "finished" and session.record is not None:
+        parts.append(_finished(session))
+    elif session.status == "error":
+        parts.append(f'<p class="error" role="alert">The game stopped: {esc(session.error)}</p>')
+    elif seat.pending is not None:
+        parts.append(_turn(session, role))
+    else:
+        parts.append(_waiting(session, role))
+    if seat.history:
+        moves = "".join(
+            f"<li><span class=muted>step {esc(h['step'])}</span> <code>{esc(h['action'])}</code></li>"
+            for h in reversed(seat.history)
+        )
+        parts.append(
+            f'<details class="history"><summary>Your moves ({len(seat.history)})</summary><ol reversed>{moves}</ol></details>'
+        )
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _finished(session: PlaySession) -> str:
+    rec = session.record or {}
+    from playbench.web.library import episode_id, run_id
+
+    verdict = "Solved" if rec.get("success") else "Not solved"
+    steps = rec.get("steps")
+    ended = rec.get("ended_by") or ""
+    detail = "" if ended == "task" else f" ({esc(ended)})"
+    if rec.get("error"):
+        detail = f" (error: {esc(rec['error'])})"
+    rid = run_id(session.run_dir.resolve())
+    replay = f"/run/{quote(rid)}/episode/{quote(episode_id(rec))}"
+    again = url(
+        "/play/new",
+        task=session.setup.task_id,
+        seed=session.setup.seed,
+        options="\n".join(
+            f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in session.setup.options.items()
+        )
+        or None,
+    )
+    return (
+        f'<section class="finished" data-testid="finished"><h2>{verdict} in {esc(steps)} step{"" if steps == 1 else "s"}'
+        f"{detail}</h2>"
+        f"<p>The game is recorded in <code>{esc(session.run_dir)}</code>.</p>"
+        f'<p><a class="button primary" href="{esc(replay)}" data-testid="replay-link">Open the replay</a> '
+        f'<a class="button" href="/run/{quote(rid)}">The run</a> <a class="button" href="{esc(again)}">Play again</a></p>'
+        "</section>"
+    )
+
+
+def _waiting(session: PlaySession, role: str) -> str:
+    other = session.turn_role
+    if session.status == "starting" or other is None:
+        return '<p class="waiting" data-testid="waiting">Setting up the game…</p>'
+    seat = session.seats.get(other)
+    if seat is not None and seat.human and not seat.joined:
+        link = session_url(session, other)
+        return (
+            f'<p class="waiting" data-testid="waiting">Waiting for the <b>{esc(other)}</b>. Nobody has taken that '
+            f'seat yet: open <a href="{esc(link)}" data-testid="other-seat-link">this link</a> in another browser.</p>'
+        )
+    who = "another person" if seat is not None and seat.human else (seat.spec.label if seat else "?")
+    return f'<p class="waiting" data-testid="waiting">Waiting for the <b>{esc(other)}</b> ({esc(who)})…</p>'
+
+
+def _turn(session: PlaySession, role: str) -> str:
+    seat = session.seats[role]
+    obs = seat.pending
+    assert obs is not None
+    out = []
+    if obs.instructions:
+        open_attr = " open" if seat.moves == 0 else ""
+        out.append(
+            f'<details class="instructions"{open_attr}><summary>Instructions</summary><pre>{esc(obs.instructions)}</pre></details>'
+        )
+    if obs.feedback:
+        out.append(f'<p class="feedback" data-testid="feedback">{esc(obs.feedback)}</p>')
+    body = []
+    for part in obs.parts:
+        if isinstance(part, TextPart):
+            body.append(f'<pre class="obs" data-testid="observation">{esc(part.text)}</pre>')
+        elif isinstance(part, ImagePart):
+            src = f"/play/s/{quote(session.sid)}/image/{part.digest}.png"
+            body.append(
+                f'<figure><img src="{esc(src)}" alt="{esc(part.label or "image")}"><figcaption>{esc(part.label)}</figcaption></figure>'
+            )
+    out.append(f'<div class="observation">{"".join(body)}</div>')
+    buttons = "".join(
+        f'<button type=submit name=action value="{esc(a)}" class="legal" data-key="{i}">'
+        f"{f'<kbd>{i}</kbd> ' if i <= 9 else ''}{esc(a)}</button>"
+        for i, a in enumerate(obs.legal_actions, 1)
+    )
+    legal = f'<div class="legal-actions" data-testid="legal-actions">{buttons}</div>' if buttons else ""
+    if len(obs.legal_actions) > MANY_ACTIONS:  # a long list folds away so the reply box stays in view
+        legal = f"<details class=legal-list><summary>{len(obs.legal_actions)} listed actions</summary>{legal}</details>"
+
+    def form_head(kind: str) -> str:
+        return (
+            f'<form method=post action="/play/s/{quote(session.sid)}/act" class="act {kind}" data-act>'
+            f'<input type=hidden name=seat value="{esc(role)}"><input type=hidden name=move value="{seat.moves}">'
+        )
+
+    out.append(
+        # the move form sticks to the bottom of the window, so a long observation needs no scrolling to answer
+        f"<h2>Your move (step {esc(obs.step)})</h2>{form_head('move')}{legal}"
+        '<div class="free-text"><label>or type your reply <textarea name=action_text rows=2 data-testid="action-text" '
+        'placeholder="exactly what a model would answer"></textarea></label>'
+        '<button type=submit name=send value=1 class="primary" data-testid="send">Send</button></div></form>'
+        f"{form_head('end')}<button type=submit name=quit value=1 class=quit data-testid=quit>End the episode here</button></form>"
+    )
+    return "".join(out)

@@ -1,0 +1,506 @@
+"""HTML for the web app and the static export, built from escaped strings.
+
+Every value that comes from a run directory, a task or a model passes through `esc` (or
+`json_for_script` inside a JSON data block) before it reaches a page; nothing here builds HTML
+from unescaped data. Pages carry no inline scripts or styles in the app (its Content Security
+Policy forbids them), so even a missed escape could not run a script.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from playbench.report.tables import HEADLINE, headline_rows
+from playbench.web.library import episode_id
+
+VALIDITY_CLASSES = {"effective", "ineffective", "invalid", "unparseable", "error"}
+
+
+def static_text(name: str) -> str:
+    """A file of the app's `static/` folder (the stylesheet and the script)."""
+    return (resources.files("playbench.web") / "static" / name).read_text(encoding="utf-8")
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def json_for_script(data: Any) -> str:
+    """JSON safe inside a `<script type="application/json">` block: no `<`, `>` or `&` survive."""
+    text = json.dumps(data, ensure_ascii=False, default=str)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def url(path: str, **params: Any) -> str:
+    pairs = []
+    for key, value in params.items():
+        if value is None:
+            continue
+        if isinstance(value, list | tuple):
+            pairs += [(key, str(v)) for v in value]
+        else:
+            pairs.append((key, str(value)))
+    return path + ("?" + urlencode(pairs) if pairs else "")
+
+
+@dataclass
+class Links:
+    """Where things live: the app links to its routes, the export to anchors and embedded data."""
+
+    run: Callable[[dict[str, Any]], str | None]
+    episode: Callable[[dict[str, Any], str], str | None]
+    image: Callable[[dict[str, Any], str], str]
+
+
+def app_links() -> Links:
+    return Links(
+        run=lambda run: f"/run/{quote(run['rid'])}",
+        episode=lambda run, eid: f"/run/{quote(run['rid'])}/episode/{quote(eid)}",
+        image=lambda run, file: f"/run/{quote(run['rid'])}/file/trajectories/{quote(file)}",
+    )
+
+
+# ------------------------------------------------------------------------------------- pages
+NAV = (("/", "Runs"), ("/play", "Play"))
+
+
+def layout(title: str, body: str, active: str = "") -> str:
+    nav = "".join(
+        f'<a href="{href}"{" class=active" if href == active else ""}>{esc(label)}</a>' for href, label in NAV
+    )
+    return (
+        "<!doctype html>\n<html lang=en><head><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
+        f'<title>{esc(title)} · playbench</title><link rel=icon href="data:,">'
+        '<link rel=stylesheet href="/static/app.css"><script src="/static/app.js" defer></script>'
+        f'</head><body><header class=top><a class=brand href="/">playbench</a><nav>{nav}</nav></header>'
+        f"<main>{body}</main></body></html>\n"
+    )
+
+
+def error_page(status: int, title: str, message: str) -> str:
+    body = (
+        f'<section class="error-page"><h1>{esc(status)} · {esc(title)}</h1><p>{esc(message)}</p>'
+        '<p><a href="/">Back to the runs</a></p></section>'
+    )
+    return layout(title, body)
+
+
+def warnings_block(warnings: Iterable[str]) -> str:
+    items = "".join(f"<li>{esc(w)}</li>" for w in warnings)
+    return f'<ul class="warnings">{items}</ul>' if items else ""
+
+
+# ------------------------------------------------------------------------------------- stats
+def fmt_stat(stat: Any) -> str:
+    """'62.5% [30.6, 86.3]' for a proportion, '3.20 [2.10, 4.30]' for a mean, '–' without data."""
+    if not isinstance(stat, dict) or not stat.get("n"):
+        return "–"
+    value = stat.get("value")
+    lo, hi = (stat.get("ci95") or [None, None])[:2]
+    if not isinstance(value, int | float) or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if stat.get("kind") == "proportion":
+        if isinstance(lo, int | float) and isinstance(hi, int | float):
+            return f"{100 * value:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+        return f"{100 * value:.1f}%"
+    if isinstance(lo, int | float) and isinstance(hi, int | float) and not math.isnan(lo) and lo != hi:
+        return f"{value:.3g} [{lo:.3g}, {hi:.3g}]"
+    return f"{value:.3g}"
+
+
+def headline_table(runs: list[dict[str, Any]], links: Links) -> str:
+    by_name = {run["name"]: run for run in runs}
+    head = "".join(f"<th>{esc(c)}</th>" for c in HEADLINE)
+    rows = []
+    for row in headline_rows(runs):
+        cells = []
+        for col in HEADLINE:
+            text = esc(row[col])
+            if col == "run" and by_name.get(row["run"]) is not None:
+                href = links.run(by_name[row["run"]])
+                if href:
+                    text = f'<a href="{esc(href)}">{text}</a>'
+            cells.append(f'<td class="c-{col}">{text}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    if not rows:
+        return '<p class="muted">No finished episodes yet.</p>'
+    return (
+        '<div class="scroll"><table class="headline"><caption>Success with Wilson 95% intervals, means with t '
+        f"intervals</caption><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def metrics_side_by_side(runs: list[dict[str, Any]]) -> str:
+    """Per task, one table: a row per metric and a column per run (and agent/model within it)."""
+    columns: list[tuple[str, dict[str, Any]]] = []
+    for run in runs:
+        for entry in run["summary"].get("tasks", {}).values():
+            label = f"{run['name']} · {entry.get('agent')}" + (
+                f" · {entry['model']}" if entry.get("model") else ""
+            )
+            columns.append((label, entry))
+    tasks: list[str] = []
+    for _, entry in columns:
+        if entry.get("task") not in tasks:
+            tasks.append(entry.get("task"))
+    out = []
+    for task in tasks:
+        cols = [(label, e) for label, e in columns if e.get("task") == task]
+        names = ["success", "steps", "optimal_steps"]
+        for _, entry in cols:
+            names += [m for m in entry.get("metrics", {}) if m not in names]
+        head = "<th>metric</th>" + "".join(f"<th>{esc(label)}</th>" for label, _ in cols)
+        body = []
+        for name in names:
+            cells = []
+            for _, entry in cols:
+                stat = entry.get(name) if name in ("success", "steps", "optimal_steps") else None
+                if stat is None:
+                    stat = entry.get("metrics", {}).get(name)
+                cells.append(f"<td>{esc(fmt_stat(stat))}</td>")
+            if any(c != "<td>–</td>" for c in cells):
+                body.append(f"<tr><th scope=row>{esc(name)}</th>{''.join(cells)}</tr>")
+        extras = [
+            f"<details><summary>{esc(label)}: task-specific summary</summary><pre>"
+            f"{esc(json.dumps(e['extra'], indent=2, default=str))}</pre></details>"
+            for label, e in cols
+            if e.get("extra")
+        ]
+        out.append(
+            f'<section class="task-metrics"><h3>{esc(task)}</h3><div class="scroll"><table class="metrics">'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>{''.join(extras)}</section>"
+        )
+    return "".join(out) or '<p class="muted">No metrics yet.</p>'
+
+
+def plots_block(plots: list[tuple[str, str]]) -> str:
+    if not plots:
+        return ""
+    figs = "".join(
+        f'<figure class="plot"><img src="{esc(src)}" alt="{esc(name)}" loading="lazy">'
+        f"<figcaption>{esc(name)}</figcaption></figure>"
+        for name, src in plots
+    )
+    return f'<div class="plots">{figs}</div>'
+
+
+def config_block(run: dict[str, Any]) -> str:
+    config = run.get("config") or {}
+    spec = config.get("run") if isinstance(config.get("run"), dict) else {}
+    items = [
+        ("directory", run.get("path")),
+        (
+            "command",
+            " ".join(map(str, config["command"])) if isinstance(config.get("command"), list) else None,
+        ),
+        ("tasks", ", ".join(map(str, spec.get("tasks") or [])) or None),
+        ("agents", json.dumps(spec.get("agents"), default=str) if spec.get("agents") else None),
+        ("seed", spec.get("seed")),
+        ("trials", spec.get("trials")),
+        (
+            "task options",
+            json.dumps(spec.get("task_options"), default=str) if spec.get("task_options") else None,
+        ),
+        ("planned episodes", config.get("planned_episodes")),
+        ("playbench", config.get("playbench_version")),
+        ("git revision", config.get("git_revision")),
+        ("written", config.get("written_at")),
+    ]
+    rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items if v not in (None, ""))
+    return f'<details class="config"><summary>Run configuration</summary><dl>{rows}</dl></details>'
+
+
+# ---------------------------------------------------------------------------------- episodes
+def _success_text(record: dict[str, Any]) -> str:
+    if record.get("error"):
+        return "error"
+    return "yes" if record.get("success") else "no"
+
+
+def episodes_table(run: dict[str, Any], links: Links, extra_rows: dict[str, str] | None = None) -> str:
+    """Every episode of a run with client-side filters (task, success, agent, model, text) and sort."""
+    records = run["records"]
+    if not records:
+        return '<p class="muted">This run has no finished episodes yet.</p>'
+
+    def options(values: Iterable[str]) -> str:
+        return '<option value="">all</option>' + "".join(
+            f'<option value="{esc(v)}">{esc(v)}</option>' for v in sorted(set(values))
+        )
+
+    tasks = [str(r["task"]) for r in records]
+    agents = [str(r.get("agent")) for r in records]
+    models = [str(r.get("model") or "–") for r in records]
+    filters = (
+        '<form class="filters" data-filters>'
+        f'<label>task <select data-filter="task">{options(tasks)}</select></label>'
+        '<label>success <select data-filter="success"><option value="">all</option><option>yes</option>'
+        "<option>no</option><option>error</option></select></label>"
+        f'<label>agent <select data-filter="agent">{options(agents)}</select></label>'
+        f'<label>model <select data-filter="model">{options(models)}</select></label>'
+        '<label>search <input type="search" data-filter="q" placeholder="instance, outcome"></label>'
+        f'<span class="count" data-count>{len(records)} episodes</span></form>'
+    )
+    columns = [
+        ("task", "task"),
+        ("instance", "instance"),
+        ("trial", "trial"),
+        ("agent", "agent"),
+        ("model", "model"),
+        ("success", "success"),
+        ("steps", "steps"),
+        ("optimal", "optimal"),
+        ("ended", "ended by"),
+        ("duration", "time (s)"),
+    ]
+    head = "".join(
+        f'<th data-sort="{i}" tabindex="0">{esc(label)}</th>' for i, (_, label) in enumerate(columns)
+    )
+    rows = []
+    for rec in records:
+        eid = episode_id(rec)
+        href = links.episode(run, eid)
+        success = _success_text(rec)
+        ended = rec.get("error") or rec.get("ended_by") or ""
+        instance = esc(rec["instance_id"])
+        link = f'<a href="{esc(href)}">{instance}</a>' if href else instance
+        cells = [
+            (rec["task"], esc(rec["task"])),
+            (rec["instance_id"], link),
+            (rec["trial"], esc(rec["trial"])),
+            (rec.get("agent"), esc(rec.get("agent"))),
+            (rec.get("model") or "–", esc(rec.get("model") or "–")),
+            (success, f'<span class="badge s-{success}">{success}</span>'),
+            (rec.get("steps"), esc(rec.get("steps"))),
+            (
+                rec.get("optimal_steps") if rec.get("optimal_steps") is not None else "",
+                esc("–" if rec.get("optimal_steps") is None else rec["optimal_steps"]),
+            ),
+            (ended, f'<span class="ended">{esc(_short(str(ended), 80))}</span>'),
+            (rec.get("duration_s") or 0, esc(rec.get("duration_s"))),
+        ]
+        tds = "".join(f'<td data-v="{esc(v)}">{shown}</td>' for v, shown in cells)
+        search = f"{rec['instance_id']} {ended}".lower()
+        rows.append(
+            f'<tr data-task="{esc(rec["task"])}" data-success="{success}" data-agent="{esc(rec.get("agent"))}" '
+            f'data-model="{esc(rec.get("model") or "–")}" data-q="{esc(search)}" data-href="{esc(href or "")}">'
+            f"{tds}</tr>"
+        )
+    return (
+        f'<div class="episode-list" data-episode-list>{filters}<div class="scroll"><table class="episodes sortable">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div></div>"
+    )
+
+
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _validity_class(step: dict[str, Any]) -> str:
+    if step.get("error"):
+        return "error"
+    v = str(step.get("validity") or "")
+    return v if v in VALIDITY_CLASSES else "other"
+
+
+def record_block(record: dict[str, Any]) -> str:
+    items = [
+        ("task", record.get("task")),
+        ("instance", record.get("instance_id")),
+        ("trial", record.get("trial")),
+        ("seed", record.get("seed")),
+        ("agent", record.get("agent")),
+        ("model", record.get("model")),
+        ("roles", ", ".join(f"{k}: {v}" for k, v in (record.get("roles") or {}).items()) or None),
+        ("success", _success_text(record)),
+        ("steps", record.get("steps")),
+        ("optimal steps", record.get("optimal_steps")),
+        ("ended by", record.get("ended_by")),
+        ("error", record.get("error")),
+        ("duration (s)", record.get("duration_s")),
+    ]
+    usage = record.get("usage") or {}
+    if usage.get("calls"):
+        items.append(
+            (
+                "usage",
+                f"{usage.get('calls')} calls, {usage.get('input_tokens', 0)} in / "
+                f"{usage.get('output_tokens', 0)} out tokens"
+                + (f", ${usage['cost']:.4f}" if usage.get("cost") else ""),
+            )
+        )
+    rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items if v not in (None, ""))
+    metrics = record.get("metrics") or {}
+    metric_rows = "".join(
+        f"<tr><th scope=row>{esc(k)}</th><td>{esc(json.dumps(v, default=str) if isinstance(v, dict | list) else v)}</td></tr>"
+        for k, v in metrics.items()
+    )
+    metrics_html = f'<table class="metrics small"><tbody>{metric_rows}</tbody></table>' if metric_rows else ""
+    return f'<div class="record"><dl>{rows}</dl>{metrics_html}</div>'
+
+
+def _field(label: str, value: Any, pre: bool = False, cls: str = "") -> str:
+    if value is None or value == "":
+        return ""
+    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    body = f'<pre class="{cls}">{esc(shown)}</pre>' if pre else f'<span class="{cls}">{esc(shown)}</span>'
+    return f'<div class="field"><div class="label">{esc(label)}</div>{body}</div>'
+
+
+def step_block(run: dict[str, Any], step: dict[str, Any], index: int, links: Links, multi_role: bool) -> str:
+    vclass = _validity_class(step)
+    number = step.get("step", index)
+    role = f'<span class="role">{esc(step.get("role"))}</span>' if multi_role and step.get("role") else ""
+    verdict = "error" if step.get("error") else (step.get("validity") or "")
+    figures = []
+    for image in step.get("images") or []:
+        if not isinstance(image, dict) or not isinstance(image.get("file"), str):
+            continue
+        label = image.get("label") or "image"
+        figures.append(
+            f'<figure><img data-src="{esc(links.image(run, image["file"]))}" alt="{esc(label)}" decoding="async">'
+            f"<figcaption>{esc(label)}</figcaption></figure>"
+        )
+    images = f'<div class="images">{"".join(figures)}</div>' if figures else ""
+    raw = step.get("raw_output")
+    left = _field("observation", step.get("observation"), pre=True, cls="obs") + (
+        _field("feedback shown with it", step.get("feedback_before"), pre=True)
+        if step.get("feedback_before")
+        else ""
+    )
+    right = (
+        _field(
+            "raw output" if raw is not None else "reply",
+            raw if raw is not None else step.get("action"),
+            pre=True,
+            cls="raw",
+        )
+        + (_field("action sent to the task", step.get("action"), pre=True) if raw is not None else "")
+        + _field("parsed action", step.get("parsed"))
+        + _field("validity", verdict, cls=f"badge v-{vclass}")
+        + _field("reason", step.get("reason"))
+        + _field("feedback", step.get("feedback"), pre=True)
+        + _field("rationale", step.get("rationale"), pre=True)
+        + _field("error", step.get("error"), pre=True, cls="err")
+        + (
+            f"<details><summary>traceback</summary><pre>{esc(step['traceback'])}</pre></details>"
+            if step.get("traceback")
+            else ""
+        )
+        + _usage_field(step.get("usage"))
+    )
+    return (
+        f'<article class="step" id="step-{index}" data-index="{index}">'
+        f'<h3>Step {esc(number)} {role}<span class="badge v-{vclass}">{esc(verdict)}</span></h3>'
+        f'{images}<div class="cols"><div class="col">{left}</div><div class="col">{right}</div></div></article>'
+    )
+
+
+def _usage_field(usage: Any) -> str:
+    if not isinstance(usage, dict) or not usage.get("calls"):
+        return ""
+    return _field("tokens", f"{usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out")
+
+
+def episode_view(
+    run: dict[str, Any],
+    record: dict[str, Any],
+    steps: list[dict[str, Any]],
+    links: Links,
+    prev_href: str | None = None,
+    next_href: str | None = None,
+    warnings: Iterable[str] = (),
+) -> str:
+    """The replay of one episode: its record, a stepper with a validity timeline, and every step
+    (the script shows one at a time and loads a step's images only when it is shown)."""
+    n = len(steps)
+    multi_role = len({s.get("role") for s in steps if s.get("role")}) > 1
+    ticks = "".join(
+        f'<a href="#s={i}" class="tick v-{_validity_class(s)}" data-goto="{i}" '
+        f'title="step {esc(s.get("step", i))}: {esc(_validity_class(s))}"></a>'
+        for i, s in enumerate(steps, 1)
+    )
+    episode_nav = "".join(
+        [
+            f'<a class="prev-episode" href="{esc(prev_href)}" data-episode-prev>&larr; previous episode</a>'
+            if prev_href
+            else "",
+            f'<a class="next-episode" href="{esc(next_href)}" data-episode-next>next episode &rarr;</a>'
+            if next_href
+            else "",
+        ]
+    )
+    stepper = (
+        '<nav class="stepper" aria-label="steps">'
+        '<button type=button data-go="first" title="first step (Home)">|&#x25C0;</button>'
+        '<button type=button data-go="prev" title="previous step (&larr; or k)">&#x25C0;</button>'
+        f'<label>step <input type=number data-step-input min=1 max="{n}" value=1> of <span data-total>{n}</span></label>'
+        '<button type=button data-go="next" title="next step (&rarr; or j)">&#x25B6;</button>'
+        '<button type=button data-go="last" title="last step (End)">&#x25B6;|</button>'
+        f'<input type=range data-step-range min=1 max="{n}" value=1 aria-label="step slider">'
+        '<span class="keys">keys: &larr;/&rarr; or j/k step, PgUp/PgDn &plusmn;10, Home/End, [ ] episode</span>'
+        "</nav>"
+    )
+    body = "".join(step_block(run, s, i, links, multi_role) for i, s in enumerate(steps, 1))
+    if not steps:
+        body = '<p class="muted">No steps were recorded for this episode.</p>'
+        stepper, ticks = "", ""
+    title = f"{record.get('task')} · {record.get('instance_id')} · trial {record.get('trial')}"
+    return (
+        f'<section class="episode" data-episode data-steps="{n}"><h2>{esc(title)}</h2>'
+        f'<div class="episode-nav">{episode_nav}</div>{warnings_block(warnings)}{record_block(record)}'
+        f'{stepper}<div class="timeline" aria-label="validity of every step">{ticks}</div>'
+        f'<div class="steps">{body}</div></section>'
+    )
+
+
+def instances_side_by_side(runs: list[dict[str, Any]], links: Links, limit: int = 1000) -> str:
+    """Per task shared by several runs: each instance and trial with every run's outcome next to each other."""
+    tasks: dict[str, list[int]] = {}
+    for i, run in enumerate(runs):
+        for task in sorted({r["task"] for r in run["records"]}):
+            tasks.setdefault(task, []).append(i)
+    out = []
+    for task, idx in tasks.items():
+        if len(idx) < 2:
+            continue
+        cells: dict[tuple, dict[int, dict[str, Any]]] = {}
+        for i in idx:
+            for rec in runs[i]["records"]:
+                if rec["task"] == task:
+                    cells.setdefault((str(rec["instance_id"]), int(rec["trial"])), {})[i] = rec
+        keys = sorted(cells, key=lambda k: (_natural(k[0]), k[1]))
+        head = "<th>instance</th><th>trial</th>" + "".join(f"<th>{esc(runs[i]['name'])}</th>" for i in idx)
+        rows = []
+        for key in keys[:limit]:
+            tds = []
+            for i in idx:
+                rec = cells[key].get(i)
+                if rec is None:
+                    tds.append('<td class="muted">–</td>')
+                    continue
+                success = _success_text(rec)
+                text = f'<span class="badge s-{success}">{success}</span> {esc(rec.get("steps"))} steps'
+                href = links.episode(runs[i], episode_id(rec))
+                tds.append(f'<td><a href="{esc(href)}">{text}</a></td>' if href else f"<td>{text}</td>")
+            rows.append(f"<tr><td>{esc(key[0])}</td><td>{key[1]}</td>{''.join(tds)}</tr>")
+        more = f'<p class="muted">{len(keys) - limit} more rows not shown.</p>' if len(keys) > limit else ""
+        out.append(
+            f'<section><h3>{esc(task)}</h3><div class="scroll"><table class="side-by-side"><thead><tr>{head}</tr>'
+            f"</thead><tbody>{''.join(rows)}</tbody></table></div>{more}</section>"
+        )
+    return "".join(out) or '<p class="muted">The runs share no task, so there are no episodes to line up.</p>'
+
+
+def _natural(text: str) -> tuple:
+    from playbench.web.library import natural_key
+
+    return natural_key(text)
