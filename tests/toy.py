@@ -187,7 +187,7 @@ class ConsultTask(Task):
         self.inst, self.turn, self.advice, self.answer, self.verdict = instance, 0, "", None, None
 
     def current_role(self):
-        return self.roles[self.turn]
+        return self.roles[min(self.turn, len(self.roles) - 1)]
 
     def observe(self, role):
         text = {

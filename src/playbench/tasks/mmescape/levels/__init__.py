@@ -1,0 +1,1 @@
+"""Built-in prop chains (one JSON file per level) and the story pool (data only)."""
