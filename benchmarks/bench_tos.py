@@ -4,7 +4,7 @@
 
 Targets (printed beside the figures): the default set of 100 worlds generated and planned in under
 1 s; oracle episodes of every task well above 100/s without observing; a text observation in
-under 5 ms; a first-person 3D view (448x336) in under 0.25 s on a CPU rasteriser.
+under 5 ms; a first-person 3D view (384x384) in under 0.25 s on a CPU rasteriser.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def main() -> None:
 
     t = time.perf_counter()
     for i in range(args.worlds):
-        cached_world(3, 3, 12345, i, 20)
+        cached_world(3, 4, 12345, i, 20)
     gen = time.perf_counter() - t
     print(
         f"worlds + oracle plans: {args.worlds} in {gen:.3f} s ({gen / args.worlds * 1000:.2f} ms each; target < 1 s)"
@@ -64,7 +64,7 @@ def main() -> None:
         views += 1
     per_view = (time.perf_counter() - t) / max(1, views)
     print(
-        f"vision step with one new 448x336 view: {per_view:.3f} s (target < 0.25 s); images {len(obs.images)}"
+        f"vision step with one new 384x384 view: {per_view:.3f} s (target < 0.25 s); images {len(obs.images)}"
     )
 
 

@@ -98,9 +98,53 @@ def test_view2action_accepts_any_sequence_reaching_the_same_view():
     }
     assert Q.score(W, q, "Answer: Rotate(90), JumpTo(red door)").correct
     assert Q.score(W, q, "Answer: Rotate(-270), JumpTo(red_door), Rotate(0)").correct
-    assert not Q.score(W, q, "Answer: JumpTo(red door)").parsed  # not visible facing north
-    assert not Q.score(W, q, "Answer: Rotate(90), Observe()").parsed
+    assert Q.score(W, q, "Actions: [Rotate(90), JumpTo(red door)]").correct  # a bracketed list is read
+    # well-formed but not executable (the door is out of view facing north): read, and wrong
+    invalid = Q.score(W, q, "Answer: JumpTo(red door)")
+    assert invalid.parsed and not invalid.correct and "not visible" in invalid.detail
+    assert not Q.score(W, q, "Answer: Rotate(45), JumpTo(red door)").correct
+    assert not Q.score(W, q, "Answer: Rotate(90), Observe()").parsed  # not a move action
+    assert not Q.score(W, q, "Answer: north, near").parsed
     assert not Q.score(W, q, "Answer: Rotate(90)").correct
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("Answer: NE, slightly far", "north-east, slightly far"),
+        ("Answer: east, slightly far", "east, slightly far"),
+        ("Answer: E, slightly-far", "east, slightly far"),
+        ("Answer: slightly far, east", "east, slightly far"),  # the two vocabularies are disjoint
+        ("Answer: north east, medium", "north-east, mid distance"),
+        ("Answer: near, far", None),
+        ("Answer: east, east", None),
+    ],
+)
+def test_relation_spellings(reply, expected):
+    s = Q.score(W, {"family": "pairwise-direction", "obj": "chair", "anchor": "lamp"}, reply)
+    if expected is None:
+        assert not s.parsed and s.score == 0.0
+    else:
+        assert s.parsed and s.detail == expected
+    ego = Q.parse_relation("left front, mid", "ego")
+    assert ego == ("front-left", "mid distance")
+    assert Q.parse_relation("slightly front right, same", "ego") == ("front-slight-right", "same distance")
+
+
+def test_coordinate_spellings_and_rotation_names():
+    alloc = {"family": "allocentric-map", "objects": ["lamp", "chair"]}
+    assert Q.score(W, alloc, "Answer: 0, 2; 5, 1").correct  # parentheses are optional
+    assert Q.score(W, alloc, "Answer: (0.0, 2.0); (5, 1)").correct
+    half = Q.score(W, alloc, "Answer: (0, 2); (5.5, 1)")
+    assert half.parsed and half.score == 0.5 and not half.correct
+    v2l = {"family": "view2location", "x": 3, "y": 1, "facing": "east"}
+    assert Q.score(W, v2l, "Answer: 3, 1").correct
+    assert not Q.score(W, v2l, "Answer: (3.5, 1)").correct
+    rot = {"family": "mental-rotation", "objects": ["sofa", "chair", "lamp"], "direction": "clockwise"}
+    assert Q.score(W, rot, "Answer: lamp, chair, sofa").correct
+    assert not Q.score(W, rot, "Answer: ???").parsed  # names none of the listed objects
+    partly = Q.score(W, rot, "Answer: lamp, vase, sofa")  # an unknown name is a wrong position
+    assert partly.parsed and partly.score == 2 / 3
 
 
 def test_generated_questions_have_consistent_truths():
@@ -146,24 +190,54 @@ def test_local_map_frame_accuracy_and_consistency():
     # facing east: +y is east, +x is south
     assert to_local(agent, 5, 1, "west") == ((0, 2), "-y")
     assert to_local(agent, 3, 0, "south") == ((1, 0), "+x")
-    observed = frozenset({"chair", "plant", "red door"})
+    observed = frozenset({"chair", "plant", "red door", "lamp"})
     true_global = truth_map(W, observed, agent)
-    true_local = local_truth_map(W, observed, agent)
-    m = score_local(W, observed, agent, true_global, true_local)
+    true_local = local_truth_map(W, agent)
+    # the local map holds only what is in view now: from the doorway facing east, chair and plant
+    assert set(true_local) == {"origin", "chair", "plant"}
+    m = score_local(W, agent, true_global, true_local)
     assert m["local_position_accuracy"] == 1 and m["local_facing_accuracy"] == 1
-    assert m["local_global_consistency"] == 1
+    assert m["local_global_consistency"] == 1 and m["local_visible"] == 2
     # a global map that believes the agent faces north, with a local map consistent with that belief
     wrong_pose = Pose(3, 1, "north")
     believed_global = truth_map(W, observed, wrong_pose)
-    believed_local = local_truth_map(W, observed, wrong_pose)
-    m = score_local(W, observed, agent, believed_global, believed_local)
-    assert m["local_global_consistency"] == 1 and m["local_position_accuracy"] < 1
+    believed_local: dict = {"origin": "agent"}
+    for name in ("chair", "plant"):
+        entry = true_global[name]
+        (lx, ly), lf = to_local(wrong_pose, *entry["position"], entry.get("facing"))
+        believed_local[name] = {"position": [lx, ly]} | ({"facing": lf} if lf else {})
+    m = score_local(W, agent, believed_global, believed_local)
+    assert m["local_global_consistency"] == 1 and m["local_position_accuracy"] == 0
     # dropping one local entry makes that item inconsistent
     del believed_local["plant"]
-    assert (
-        score_local(W, observed, agent, believed_global, believed_local)["local_global_consistency"] == 2 / 3
+    assert score_local(W, agent, believed_global, believed_local)["local_global_consistency"] == 1 / 2
+    assert score_local(W, agent, None, None)["local_global_consistency"] == 0.0
+    # an empty view with an empty local map is vacuously right
+    empty = score_local(
+        W, Pose(0, 0, "south"), truth_map(W, observed, Pose(0, 0, "south")), {"origin": "agent"}
     )
-    assert score_local(W, observed, agent, None, None)["local_global_consistency"] == 0.0
+    assert empty["local_position_accuracy"] == 1 and empty["local_global_consistency"] == 1
+
+
+def test_position_accuracy_is_the_papers_similarity():
+    import json
+    import math
+
+    from playbench.tasks.tos.cogmap import scene_scale
+
+    everything = frozenset({"lamp", "sofa", "chair", "plant", "red door"})
+    agent = Pose(0, 0, "north")
+    truth = truth_map(W, everything, agent)
+    scale = scene_scale(W)  # RMS norm of the five item positions
+    assert scale == math.sqrt((4 + 8 + 26 + 45 + 10) / 5)
+    # every item one unit off: K/N = 1, RMSE = 1
+    shifted = {k: (v | {"position": [v["position"][0] + 1, v["position"][1]]}) for k, v in truth.items()}
+    m = score_cogmap(W, everything, agent, json.dumps(shifted))
+    assert m["position_accuracy"] == math.exp(-1 / scale) and m["position_exact"] == 0
+    # two of five items, both exact: K/N = 2/5
+    two = {k: truth[k] for k in ("agent", "lamp", "chair")}
+    m = score_cogmap(W, everything, agent, json.dumps(two))
+    assert m["position_accuracy"] == 2 / 5 and m["position_exact"] == 2 / 5
 
 
 @settings(max_examples=150, deadline=None)
@@ -179,3 +253,20 @@ def test_no_reply_makes_any_scorer_raise(reply):
         assert 0.0 <= s.score <= 1.0 and (s.parsed or s.detail)
     m = score_cogmap(world, frozenset({o.name for o in world.objects}), Pose(0, 0, "north"), reply)
     assert 0.0 <= m["map_score"] <= 1.0
+
+
+def test_coordinate_similarity_of_the_coordinate_families():
+    import math
+
+    want = [(0, 2), (5, 1)]
+    assert Q.coordinate_similarity([(0, 2), (5, 1)], want) == 1.0
+    scale = math.sqrt((4 + 26) / 2)
+    # both one unit east: positions exp(-1/L), both pair directions kept
+    assert Q.coordinate_similarity([(1, 2), (6, 1)], want) == (math.exp(-1 / scale) + 1) / 2
+    # one of two answered, exactly: K/N = 1/2, no pair can be judged
+    assert Q.coordinate_similarity([(0, 2)], want) == (0.5 + 0) / 2
+    alloc = {"family": "allocentric-map", "objects": ["lamp", "chair"]}
+    assert Q.score(W, alloc, "Answer: (0, 2); (5, 1)").similarity == 1.0
+    v2l = {"family": "view2location", "x": 3, "y": 1, "facing": "east"}
+    assert Q.score(W, v2l, "Answer: (3, 1)").similarity == 1.0
+    assert Q.score(W, v2l, "Answer: (0, 0)").similarity == 0.0  # another view: no credit

@@ -22,7 +22,7 @@ def test_views_are_deterministic_and_sized():
     w = two_rooms()
     a = render_view(w, Pose(0, 0, "north"), 160)
     assert a == render_view(w, Pose(0, 0, "north"), 160)
-    assert pixels(a).shape == (120, 160, 3)
+    assert pixels(a).shape == (160, 160, 3)  # square, as the paper's 384 x 384 views
     assert a != render_view(w, Pose(0, 0, "east"), 160)
 
 

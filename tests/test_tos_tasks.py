@@ -124,3 +124,16 @@ def test_cogmap_with_local_map_asks_for_both_and_scores_consistency():
     task.step(global_only)
     out = task.outcome()
     assert not out.success and out.metrics["map_score"] == 1.0 and out.metrics["local_parsed"] is False
+
+
+def test_agent_is_told_the_rooms_and_object_names_in_the_papers_default_setting():
+    task = make_task("tos/explore")
+    inst = task.instances(1, 0)[0]
+    world = inst.world
+    # the paper's main setting: three connected 6 x 6 rooms with four objects each
+    assert len(world.rooms) == 3 and len(world.objects) == 12
+    assert all(r.x1 - r.x0 + 1 == 6 and r.y1 - r.y0 + 1 == 6 for r in world.rooms)
+    task.reset(inst)
+    text = task.observe("player").instructions
+    names = sorted(o.name for o in world.objects)
+    assert f"3 rooms, 12 objects: {', '.join(names)}." in text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from typing import Any
 
@@ -13,12 +14,14 @@ from playbench.tasks.tos.world import (
     FACINGS,
     HEADING,
     UNIT,
+    Item,
     Pose,
     World,
     bearing,
     cardinal_bin,
     items_of,
     turn,
+    visible_items,
 )
 
 COGMAP_PROMPT = """Build your cognitive map of the scene as one JSON object.
@@ -30,7 +33,7 @@ Reply with the JSON object (you may reason before it; the last JSON object in yo
 
 
 LOCAL_PROMPT = """Then give a second JSON object: your local map, in your own frame.
-Frame: local. It must include "origin": "agent"; the origin is your current position and +y is the direction you currently face (+x to your right). Positions are [x, y] in that frame; facings are "+x", "-x", "+y" or "-y" in that frame. Include the same objects and doors as in the global map (no "agent" entry).
+Frame: local. It must include "origin": "agent"; the origin is your current position and +y is the direction you currently face (+x to your right). Positions are [x, y] in that frame; facings are "+x", "-x", "+y" or "-y" in that frame. Include only the objects and doors in your field of view from where you stand now (no "agent" entry; an empty view gives {"origin": "agent"}).
 Example: {"origin": "agent", "chair": {"position": [0, 1], "facing": "-y"}, "lamp": {"position": [-2, 3]}}
 Reply with the global JSON object first and the local one after it."""
 LOCAL_FACINGS: dict[int, str] = {0: "+y", 90: "+x", 180: "-y", 270: "-x"}
@@ -50,12 +53,13 @@ def to_local(agent: Pose, x: int, y: int, facing: str | None) -> tuple[tuple[int
     return (dx * rx + dy * ry, dx * fx + dy * fy), local_facing
 
 
-def local_truth_map(world: World, observed: frozenset[str], agent: Pose) -> dict[str, Any]:
+def local_truth_map(world: World, agent: Pose) -> dict[str, Any]:
+    """The true local map: what is in view from the agent's pose, in the agent's frame (the paper's
+    local snapshot records only the currently visible objects, with the current pose as origin)."""
     out: dict[str, Any] = {"origin": "agent"}
-    for it in items_of(world):
-        if it.name in observed:
-            (lx, ly), lf = to_local(agent, it.x, it.y, it.facing)
-            out[it.name] = {"position": [lx, ly]} | ({"facing": lf} if lf else {})
+    for it in visible_items(world, agent):
+        (lx, ly), lf = to_local(agent, it.x, it.y, it.facing)
+        out[it.name] = {"position": [lx, ly]} | ({"facing": lf} if lf else {})
     return out
 
 
@@ -88,19 +92,21 @@ def _local_entry(value: Any) -> tuple[tuple[int, int] | None, str | None]:
 
 def score_local(
     world: World,
-    observed: frozenset[str],
     agent: Pose,
     global_map: dict[str, Any] | None,
     local_map: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    """Local map accuracy against the truth, and its consistency with the agent's own global map.
+    """Local map accuracy against the true view, and its consistency with the agent's global map.
 
-    consistency: share of the items named in either map whose local entry equals their global
-    entry carried into the frame of the agent pose the global map gives (a missing entry, or a
-    global map without a valid agent pose, is inconsistent).
+    The local map holds what is in view from the agent's pose. accuracy: share of the visible items
+    placed (facing: oriented) exactly. consistency: share of the items that are in view or named in
+    the local map whose local entry equals their global entry carried into the frame of the agent
+    pose the global map itself gives (a missing entry on either side, or a global map without a
+    valid agent pose, is inconsistent), so a wrong but self-consistent pair of maps scores 1. An
+    empty view with an empty local map is vacuously right.
     """
     pred = {normalize_name(k): _local_entry(v) for k, v in (local_map or {}).items() if k != "origin"}
-    seen = [it for it in items_of(world) if it.name in observed]
+    seen = visible_items(world, agent)
     pos_hits = face_hits = faced = 0
     for it in seen:
         (lx, ly), lf = to_local(agent, it.x, it.y, it.facing)
@@ -110,7 +116,7 @@ def score_local(
             face_hits += pred.get(it.name, (None, None))[1] == lf
     glob = {normalize_name(k): _entry(v) for k, v in (global_map or {}).items() if k != "origin"}
     pose_pos, pose_facing = glob.pop("agent", (None, None))
-    names = set(glob) | set(pred)
+    names = {it.name for it in seen} | set(pred)
     consistent = 0
     if pose_pos is not None and pose_facing is not None:
         own = Pose(pose_pos[0], pose_pos[1], pose_facing)
@@ -122,9 +128,10 @@ def score_local(
             consistent += loc == (want_pos, want_facing)
     return {
         "local_parsed": local_map is not None,
-        "local_position_accuracy": pos_hits / len(seen) if seen else 0.0,
+        "local_position_accuracy": pos_hits / len(seen) if seen else float(not pred),
         "local_facing_accuracy": face_hits / faced if faced else 1.0,
-        "local_global_consistency": consistent / len(names) if names else 0.0,
+        "local_global_consistency": consistent / len(names) if names else 1.0,
+        "local_visible": len(seen),
     }
 
 
@@ -158,14 +165,36 @@ def truth_map(world: World, observed: frozenset[str], agent: Pose) -> dict[str, 
     return out
 
 
+def position_similarity(
+    pred: dict[str, tuple[tuple[int, int] | None, str | None]], truth: list[Item], scale: float
+) -> float:
+    """The paper's positional accuracy (K/N) * exp(-RMSE / L): K of the N true items are placed,
+    RMSE is the root mean squared distance of those K from their true points and L (`scale`) the
+    RMS norm of the positions of all items of the scene (start frame)."""
+    placed = [(pred[it.name][0], it) for it in truth if pred.get(it.name, (None, None))[0] is not None]
+    if not truth or not placed:
+        return 0.0
+    sq = [(p[0] - it.x) ** 2 + (p[1] - it.y) ** 2 for p, it in placed if p is not None]
+    rmse = math.sqrt(sum(sq) / len(sq))
+    return len(placed) / len(truth) * math.exp(-rmse / scale)
+
+
+def scene_scale(world: World) -> float:
+    """L: the RMS norm of the positions of every object and door (at least 1)."""
+    items = items_of(world)
+    return max(1.0, math.sqrt(sum(it.x * it.x + it.y * it.y for it in items) / len(items))) if items else 1.0
+
+
 def score_cogmap(world: World, observed: frozenset[str], agent: Pose, reply: str) -> dict[str, Any]:
     """Position, direction and facing accuracy of a global map against the whole world.
 
     Every object and door of the world counts, observed or not, so an incomplete exploration
-    shows in the map's score (`observed_position_accuracy` restricts the first one to what was
-    observed). position: share of objects and doors placed exactly; direction: share of ordered
-    pairs of objects whose cardinal bin in the map equals the true one (a missing object gets its
-    pairs wrong); facing: share of objects with a facing given the right one.
+    shows in the map's score (the `observed_*` variant restricts it to what was observed).
+    position: the paper's (K/N) * exp(-RMSE / L) (`position_similarity`), and `position_exact`
+    the share of objects and doors placed exactly; direction: share of ordered pairs of objects
+    whose cardinal bin in the map equals the true one (a missing object gets its pairs wrong);
+    facing: share of objects with a facing given the right one. `map_score` (the paper's
+    correctness) is the mean of position, direction and facing accuracy.
     """
     data = last_json_object(reply if isinstance(reply, str) else str(reply))
     metrics: dict[str, Any] = {"map_parsed": data is not None}
@@ -191,9 +220,11 @@ def score_cogmap(world: World, observed: frozenset[str], agent: Pose, reply: str
     face_hits = sum(pred.get(it.name, (None, None))[1] == it.facing for it in faced)
     agent_pred = pred.get("agent", (None, None))
     names = {it.name for it in truth}
+    scale = scene_scale(world)
     metrics.update(
-        position_accuracy=sum(map(placed, truth)) / len(truth),
-        observed_position_accuracy=sum(map(placed, seen)) / len(seen) if seen else 0.0,
+        position_accuracy=position_similarity(pred, truth, scale),
+        observed_position_accuracy=position_similarity(pred, seen, scale),
+        position_exact=sum(map(placed, truth)) / len(truth),
         direction_accuracy=dir_hits / len(pairs) if pairs else 1.0,
         facing_accuracy=face_hits / len(faced) if faced else 1.0,
         agent_correct=agent_pred == ((agent.x, agent.y), agent.facing),

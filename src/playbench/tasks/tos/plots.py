@@ -120,7 +120,8 @@ def plot_cost_coverage(rows: Sequence[dict[str, Any]], out_dir: Path) -> list[Pa
     ax.set_ylabel("coverage (% of objects observed)")
     ax.set_ylim(-3, 105)
     ax.grid(True, axis="both", alpha=0.3)
-    fig.suptitle(
+    # the title sits over the axes (not the figure) so the legend outside on the right cannot cover it
+    ax.set_title(
         "Theory of Space: exploration cost vs coverage\n(dots: episodes; markers: means with 95% intervals)"
     )
     fig.legend(*ax.get_legend_handles_labels(), title="agent · modality", loc="outside right upper")

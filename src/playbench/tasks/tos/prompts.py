@@ -59,11 +59,24 @@ Costs: Observe() 1, Query(OBJ) 2, an invalid reply 0.5; moves are free. You have
 Reply format: think if you like, then end with one line `Actions: [ ... ]`."""
 
 
+SCENE = """This environment: {rooms} room{plural}, {count} objects: {names}. Doors are named by their colour (e.g. "red door")."""
+
+
+def scene(world: World) -> str:
+    """What the agent is told about the scene before exploring (the paper: the number of rooms and
+    the names of all objects); names in alphabetical order, so the list says nothing about places."""
+    names = sorted(o.name for o in world.objects)
+    rooms = len(world.rooms)
+    return SCENE.format(
+        rooms=rooms, plural="" if rooms == 1 else "s", count=len(names), names=", ".join(names)
+    )
+
+
 def instructions(world: World, modality: str, budget: int) -> str:
     setting = (VISION_SETTING if modality == "vision" else TEXT_SETTING).format(
         width=world.width, height=world.height
     )
-    return "\n\n".join([setting, ROOMS, GOAL, GRAMMAR.format(budget=budget)])
+    return "\n\n".join([setting, scene(world), ROOMS, GOAL, GRAMMAR.format(budget=budget)])
 
 
 FALSE_BELIEF = """You are back at your starting position, facing north. Since your exploration, {n} object(s) of the environment have been changed: each one was either moved to another position or turned to another facing, never both.

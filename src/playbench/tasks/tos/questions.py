@@ -9,6 +9,7 @@ lists and orders are scored per object (the share of objects right), `correct` i
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import re
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from playbench.tasks.tos.world import (
     Pose,
     World,
     bearing,
+    cardinal_bin,
     ego_relation,
     in_fov,
     items_of,
@@ -64,6 +66,35 @@ class Scored:
     correct: bool
     parsed: bool
     detail: str
+    similarity: float | None = None  # coordinate families: the paper's coordinate similarity
+
+
+def coordinate_similarity(got: list[tuple[float, float]], want: list[tuple[int, int]]) -> float:
+    """Allocentric map: mean of position similarity (K/N) * exp(-RMSE / L), with the answers paired
+    with the objects in order and L the RMS norm of the true coordinates, and direction accuracy
+    (share of ordered object pairs whose cardinal bin is kept), after the paper's coordinate score."""
+    pairs = list(zip(got, want, strict=False))
+    if not want or not pairs:
+        return 0.0
+    scale = max(1.0, math.sqrt(sum(x * x + y * y for x, y in want) / len(want)))
+    rmse = math.sqrt(sum((g[0] - w[0]) ** 2 + (g[1] - w[1]) ** 2 for g, w in pairs) / len(pairs))
+    position = len(pairs) / len(want) * math.exp(-rmse / scale)
+    ordered = [(i, j) for i in range(len(want)) for j in range(len(want)) if i != j]
+    kept = 0
+    for i, j in ordered:
+        if i < len(got) and j < len(got) and got[i] != got[j] and want[i] != want[j]:
+            dg = (got[i][0] - got[j][0], got[i][1] - got[j][1])
+            dw = (want[i][0] - want[j][0], want[i][1] - want[j][1])
+            kept += cardinal_bin(_bearing_any(*dg)) == cardinal_bin(bearing(*dw))
+    direction = kept / len(ordered) if ordered else 1.0
+    return (position + direction) / 2
+
+
+def _bearing_any(dx: float, dy: float) -> float:
+    """`bearing` for offsets that may not be integers (answers may carry decimals)."""
+    if float(dx).is_integer() and float(dy).is_integer():
+        return bearing(int(dx), int(dy))
+    return math.degrees(math.atan2(dx, dy)) % 360.0
 
 
 # --- answer extraction and normalisation ----------------------------------------------------
@@ -80,38 +111,66 @@ def extract_answer(text: str) -> str:
     return first.strip().strip("`*").rstrip(".").strip()
 
 
-_CARDINAL_WORDS = {b.replace("-", ""): b for b in CARDINAL_BINS}
-_EGO_WORDS = {b.replace("-", ""): b for b in EGO_BINS}
-_DIST_WORDS = {b.replace(" ", ""): b for b in DISTANCE_BINS} | {
-    "mid": "mid distance",
-    "same": "same distance",
-}
-
-
 def _squash(s: str) -> str:
     return re.sub(r"[\s_\-]+", "", s.lower())
 
 
+# Accepted spellings of each bin (compared squashed: case, spaces, hyphens and underscores ignored).
+# The canonical names come first; the variants are the usual abbreviations and word orders, which
+# the original evaluation also accepts, so a right answer is not lost to its spelling.
+_CARDINAL_WORDS: dict[str, str] = {_squash(b): b for b in CARDINAL_BINS} | {
+    "n": "north", "e": "east", "s": "south", "w": "west",
+    "ne": "north-east", "nw": "north-west", "se": "south-east", "sw": "south-west",
+}  # fmt: skip
+_EGO_WORDS: dict[str, str] = {_squash(b): b for b in EGO_BINS} | {
+    "leftfront": "front-left", "rightfront": "front-right",
+    "frontslightlyleft": "front-slight-left", "slightfrontleft": "front-slight-left",
+    "slightlyfrontleft": "front-slight-left",
+    "frontslightlyright": "front-slight-right", "slightfrontright": "front-slight-right",
+    "slightlyfrontright": "front-slight-right",
+    "straightahead": "front", "ahead": "front", "outsidefov": "beyond-fov",
+}  # fmt: skip
+_DIST_WORDS: dict[str, str] = {_squash(b): b for b in DISTANCE_BINS} | {
+    "same": "same distance", "mid": "mid distance", "medium": "mid distance",
+    "mediumdistance": "mid distance", "extreme": "extremely far",
+}  # fmt: skip
+
+
 def parse_relation(answer: str, kind: str) -> tuple[str, str] | str:
-    """`<direction>, <distance>` -> (direction bin, distance bin), or an error message."""
+    """`<direction>, <distance>` -> (direction bin, distance bin), or an error message.
+
+    The two vocabularies are disjoint, so `<distance>, <direction>` is read too."""
     parts = [p.strip() for p in answer.split(",")]
     if len(parts) != 2:
         return f"expected '<direction>, <distance>', got '{answer[:80]}'"
     words = _CARDINAL_WORDS if kind == "cardinal" else _EGO_WORDS
-    direction = words.get(_squash(parts[0]))
-    distance = _DIST_WORDS.get(_squash(parts[1]))
+    first, second = _squash(parts[0]), _squash(parts[1])
+    if words.get(first) is None and words.get(second) is not None and _DIST_WORDS.get(first) is not None:
+        first, second = second, first
+        parts.reverse()
+    direction = words.get(first)
+    distance = _DIST_WORDS.get(second)
     if direction is None:
-        return f"'{parts[0][:40]}' is not a {kind} direction (one of: {', '.join(words.values())})"
+        names = ", ".join(dict.fromkeys(words.values()))
+        return f"'{parts[0][:40]}' is not a {kind} direction (one of: {names})"
     if distance is None:
         return f"'{parts[1][:40]}' is not a distance bin (one of: {', '.join(DISTANCE_BINS)})"
     return direction, distance
 
 
-_COORD = re.compile(r"\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)")
+# an (x, y) pair; the parentheses may be missing and the numbers may carry decimals
+_COORD = re.compile(r"\(?\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)?")
 
 
-def parse_coordinates(answer: str) -> list[tuple[int, int]]:
-    return [(int(a), int(b)) for a, b in _COORD.findall(answer)]
+def parse_coordinates(answer: str) -> list[tuple[float, float]]:
+    """Every (x, y) pair in `answer`; integral values come back as ints, others as floats (which
+    can never equal a grid point, so they score as wrong rather than as unreadable)."""
+
+    def num(text: str) -> float:
+        value = float(text)
+        return int(value) if value.is_integer() else value
+
+    return [(num(a), num(b)) for a, b in _COORD.findall(answer)]
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -122,6 +181,25 @@ def _obj(world: World, name: str) -> Any:
 def standing_points(world: World) -> list[tuple[int, int]]:
     pts = [(x, y) for r in world.rooms for x in range(r.x0, r.x1 + 1) for y in range(r.y0, r.y1 + 1)]
     return pts + [(g.x, g.y) for g in world.gates]
+
+
+_MOVE = re.compile(r"(JumpTo|Rotate|Return)\s*\((.*)\)", re.I | re.S)
+
+
+def parse_moves(answer: str) -> list[str] | str:
+    """A view2action answer as its list of move actions, or an error message. The list may be
+    written bare (`JumpTo(lamp), Rotate(90)`) or bracketed (`Actions: [JumpTo(lamp), Rotate(90)]`)."""
+    text = answer.strip()
+    if "[" in text:
+        inner = text[text.index("[") + 1 :]
+        text = inner[: inner.rindex("]")] if "]" in inner else inner
+    moves = split_items(text)
+    if not moves:
+        return "no move actions found"
+    for raw in moves:
+        if _MOVE.fullmatch(raw.strip()) is None:
+            return f"'{raw[:40]}' is not a move action (JumpTo(OBJ), Rotate(DEG), Return())"
+    return moves
 
 
 def run_moves(world: World, moves: list[str]) -> Pose | str:
@@ -136,7 +214,7 @@ def run_moves(world: World, moves: list[str]) -> Pose | str:
         kind, arg = m.group(1).lower(), m.group(2).strip()
         if kind == "rotate":
             try:
-                deg = int(arg)
+                deg = int(arg.rstrip("°").strip())
             except ValueError:
                 return f"Rotate({arg[:20]}) needs integer degrees"
             if deg not in ROTATIONS:
@@ -412,12 +490,13 @@ def score(world: World, q: dict[str, Any], reply: str) -> Scored:
             return Scored(0.0, False, False, f"'{answer[:40]}' is not an object of this world")
         return Scored(float(name == expected), name == expected, True, name)
     if fam == "view2action":
-        moves = split_items(answer.strip().strip("[]"))
-        if not moves:
-            return Scored(0.0, False, False, "no move actions found")
+        moves = parse_moves(answer)
+        if isinstance(moves, str):
+            return Scored(0.0, False, False, moves)
         pose = run_moves(world, moves)
         if isinstance(pose, str):
-            return Scored(0.0, False, False, f"invalid move sequence: {pose}")
+            # well-formed but not executable (a turn of 45°, a jump out of view): a wrong answer
+            return Scored(0.0, False, True, f"invalid move sequence: {pose}")
         ok = observation_key(world, pose) == observation_key(world, Pose(q["x"], q["y"], q["facing"]))
         return Scored(float(ok), ok, True, ", ".join(moves))
     if fam == "allocentric-map":
@@ -426,12 +505,19 @@ def score(world: World, q: dict[str, Any], reply: str) -> Scored:
             return Scored(0.0, False, False, "no (x, y) coordinates found")
         want = parse_coordinates(expected)
         hits = sum(a == b for a, b in zip(coords, want, strict=False))
-        return Scored(hits / len(want), hits == len(want) and len(coords) == len(want), True, answer)
+        ok = hits == len(want) and len(coords) == len(want)
+        similarity = coordinate_similarity(coords, [(int(x), int(y)) for x, y in want])
+        return Scored(hits / len(want), ok, True, answer, similarity)
     if fam == "mental-rotation":
         got_names = [normalize_name(n) for n in answer.split(",") if n.strip()]
         want_names = expected.split(", ")
-        if not got_names:
-            return Scored(0.0, False, False, "no object names found")
+        if not set(got_names) & set(want_names):
+            return Scored(
+                0.0,
+                False,
+                False,
+                f"expected the listed objects in order ({', '.join(q['objects'])}), got '{answer[:60]}'",
+            )
         hits = sum(a == b for a, b in zip(got_names, want_names, strict=False))
         return Scored(hits / len(want_names), got_names == want_names, True, ", ".join(got_names))
     coords = parse_coordinates(answer)
@@ -442,7 +528,10 @@ def score(world: World, q: dict[str, Any], reply: str) -> Scored:
     ok = legal and observation_key(world, Pose(x, y, facing)) == observation_key(
         world, Pose(q["x"], q["y"], facing)
     )
-    return Scored(float(ok), ok, True, f"({x}, {y})")
+    # the paper's localisation similarity exp(-error / |truth|), counted only when the view matches
+    error = math.hypot(x - q["x"], y - q["y"])
+    similarity = math.exp(-error / max(1.0, math.hypot(q["x"], q["y"]))) if ok else 0.0
+    return Scored(float(ok), ok, True, f"({x}, {y})", similarity)
 
 
 def answer_space(world: World, q: dict[str, Any], rng: random.Random, k: int = 12) -> list[str]:

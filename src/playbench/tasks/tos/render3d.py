@@ -32,7 +32,7 @@ WALL_HEIGHT = 1.5
 WALL_THICK = 0.14
 DOOR_WIDTH = 0.8
 DOOR_HEIGHT = 1.25
-ASPECT = 4 / 3
+ASPECT = 1.0  # square views, as the paper (384 x 384)
 SKY = (222, 228, 236)
 WALL = (196, 190, 178)
 GROUND = (150, 146, 138)
@@ -257,7 +257,7 @@ def view_camera(pose: Pose) -> gl3d.Camera:
     return gl3d.Camera(eye, target, fov_y=fov_y, near=0.05, far=60.0)
 
 
-def render_view(world: World, pose: Pose, width: int = 448) -> bytes:
+def render_view(world: World, pose: Pose, width: int = 384) -> bytes:
     """PNG of the first-person view from `pose` (90° horizontal field of view)."""
     height = round(width / ASPECT)
     door = next(((g.x, g.y) for g in world.gates if (g.x, g.y) == (pose.x, pose.y)), None)
@@ -282,7 +282,7 @@ EXAMPLE_CYLINDERS: tuple[tuple[str, RGB, float, float, float], ...] = (
 
 
 @lru_cache(maxsize=4)
-def render_example(width: int = 448) -> bytes:
+def render_example(width: int = 384) -> bytes:
     """The example observation: the cylinders of `EXAMPLE_CYLINDERS` in an empty room."""
     room = World(width=9, height=9, rooms=[{"id": 0, "x0": -3, "y0": -2, "x1": 3, "y1": 4}], objects=[])
     scene = gl3d.Scene(background=SKY)
@@ -313,8 +313,9 @@ def _tile(name: str, has_facing: bool) -> Image.Image:
 
 
 def render_legend(world: World) -> bytes:
-    """The object legend: one numbered tile per object of the world, in the listed order."""
-    objs = world.objects
+    """The object legend: one numbered tile per object of the world, in alphabetical order (the
+    order of the object list the agent is given, which says nothing about where objects are)."""
+    objs = sorted(world.objects, key=lambda o: o.name)
     cols = 3
     rows = math.ceil(len(objs) / cols)
     sheet = Image.new("RGB", (cols * TILE[0], rows * TILE[1]), (255, 255, 255))

@@ -52,11 +52,13 @@ def oracle_poses(world: World, known: frozenset[str] = frozenset()) -> list[Pose
 
 class TosConfig(TaskConfig):
     modality: Literal["text", "vision"] = "text"
+    # defaults: the paper's main setting, three connected 6 x 6 rooms with four objects each
     rooms: int = Field(3, ge=1, le=4, description="rooms per world")
-    objects: int = Field(3, ge=1, le=6, description="objects per room")
+    objects: int = Field(4, ge=1, le=6, description="objects per room")
+    room_size: int = Field(6, ge=3, le=10, description="interior side of every room, in grid points")
     budget: int = Field(20, ge=2, le=200, description="exploration step budget")
     default_set: int = Field(100, ge=1, le=10_000, description="worlds in the default set")
-    image_size: int = Field(448, ge=96, le=1024, description="width of a first-person view (vision)")
+    image_size: int = Field(384, ge=96, le=1024, description="side of a (square) first-person view (vision)")
 
 
 class AnswerConfig(TosConfig):
@@ -123,13 +125,14 @@ class TosTask(Task):
     def _world(self, seed: int, key: int | str) -> tuple[World, tuple[Pose, ...]]:
         c = self.config
         try:
-            return cached_world(c.rooms, c.objects, seed, key, c.budget)
+            return cached_world(c.rooms, c.objects, seed, key, c.budget, c.room_size)
         except ValueError as exc:
             raise ConfigError(f"{exc}; raise budget or lower rooms/objects") from None
 
     def _instance_id(self, seed: int, index: int) -> str:
         c = self.config
-        return f"tos-{self.KIND}-r{c.rooms}o{c.objects}-s{seed}-{index:04d}"
+        size = "" if c.room_size == 6 else f"z{c.room_size}"
+        return f"tos-{self.KIND}-r{c.rooms}o{c.objects}{size}-s{seed}-{index:04d}"
 
     def _make_instance(self, seed: int, index: int) -> TosInstance:
         world, plan = self._world(seed, index)
@@ -360,7 +363,7 @@ class TosTask(Task):
         example = self._images.get("example")
         if example is None:
             example = self._images["example"] = render_example(self.config.image_size)
-        names = [o.name for o in self._worlds[0].objects]
+        names = sorted(o.name for o in self._worlds[0].objects)  # the legend's order
         listing = "; ".join(f"{k}. {n}" for k, n in enumerate(names, start=1))
         return [
             TextPart(
@@ -567,7 +570,10 @@ class QuestionTask(AnswerTask):
 
     def _score_answer(self, text: str) -> dict[str, Any]:
         s = questions.score(self.world, self._question(), text)
-        return {"score": s.score, "correct": s.correct, "answer_parsed": s.parsed, "_detail": s.detail}
+        out = {"score": s.score, "correct": s.correct, "answer_parsed": s.parsed, "_detail": s.detail}
+        if self.config.family in ("allocentric-map", "view2location"):
+            out["coord_similarity"] = s.similarity or 0.0
+        return out
 
     def _oracle_answer(self) -> str:
         return "Answer: " + questions.truth(self.world, self._question())
@@ -605,7 +611,6 @@ class CogmapTask(AnswerTask):
             m.update(
                 cogmap.score_local(
                     self.world,
-                    self._observed,
                     self._pose,
                     global_maps[-1] if global_maps else None,
                     local_maps[-1] if local_maps else None,
@@ -625,7 +630,7 @@ class CogmapTask(AnswerTask):
     def _oracle_answer(self) -> str:
         text = json.dumps(cogmap.truth_map(self.world, self._observed, self._pose))
         if self.config.local_map:
-            text += "\n" + json.dumps(cogmap.local_truth_map(self.world, self._observed, self._pose))
+            text += "\n" + json.dumps(cogmap.local_truth_map(self.world, self._pose))
         return text
 
     def _answer_samples(self) -> list[str]:

@@ -325,7 +325,7 @@ PLAIN_NAMES: tuple[str, ...] = (
     "trophy", "cactus", "bucket", "fan",
 )  # fmt: skip
 GATE_NAMES: tuple[str, ...] = ("red door", "blue door", "green door")
-ROOM_SIDE = (4, 6)  # interior side length range of a room, in points
+ROOM_SIDE = 6  # interior side of a room in points: the paper's main setting uses 6 x 6 rooms
 FACING_SHARE = 0.6  # share of objects that have a facing direction
 
 # slots of a 2x2 layout as (column, row); the rooms of a k-room world are k connected slots
@@ -342,14 +342,15 @@ def _adjacent(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
 
 
-def generate_world(rooms: int, objects_per_room: int, seed: int) -> World:
-    """A random world: `rooms` rooms in connected slots of a 2x2 layout, joined by doors along a
-    spanning tree, `objects_per_room` named objects per room, the agent at (0, 0) in room 0."""
+def generate_world(rooms: int, objects_per_room: int, seed: int, room_side: int = ROOM_SIDE) -> World:
+    """A random world: `rooms` rooms of `room_side` x `room_side` points in connected slots of a 2x2
+    layout, joined by doors along a spanning tree, `objects_per_room` named objects per room, the
+    agent at (0, 0) (a random point of room 0, facing north)."""
     rng = random.Random(seed)
     slots = list(rng.choice(_LAYOUTS[rooms]))
     rng.shuffle(slots)  # the first slot is the agent's room
-    widths = [rng.randint(*ROOM_SIDE) for _ in range(2)]
-    heights = [rng.randint(*ROOM_SIDE) for _ in range(2)]
+    widths = [room_side, room_side]
+    heights = [room_side, room_side]
     col_x0 = [0, widths[0] + 1]
     row_y0 = [0, heights[0] + 1]
     raw_rooms = []
@@ -542,12 +543,17 @@ def plan_turns(
 
 @lru_cache(maxsize=1024)
 def cached_world(
-    rooms: int, objects: int, seed: int, index: int | str, budget: int
+    rooms: int, objects: int, seed: int, index: int | str, budget: int, room_side: int = ROOM_SIDE
 ) -> tuple[World, tuple[Pose, ...]]:
     """The `index`-th world for these parameters with its oracle plan; a world whose plan would not
     fit the budget (with one turn left for Term) is replaced by the next draw."""
     for attempt in range(100):
-        world = generate_world(rooms, objects, derive_seed("tos-world", rooms, objects, seed, index, attempt))
+        world = generate_world(
+            rooms,
+            objects,
+            derive_seed("tos-world", rooms, objects, room_side, seed, index, attempt),
+            room_side,
+        )
         try:
             poses = plan_observations(world, limit=budget)
         except ValueError:
