@@ -301,3 +301,88 @@ def test_solver_and_expert_llms_talk_over_the_real_sdk(tmp_path):
         and steps[2]["images"] == []
         and "My keypad symbols" in steps[2]["observation"]
     )
+
+
+def test_judge_model_through_the_cli_labels_failures_and_records_unparseable_verdicts(tmp_path):
+    verdicts = iter(["The solver pressed at random.\nlabel: Misinterpretation", "I cannot tell."])
+    judge_requests: list[dict] = []
+
+    def respond(request: dict) -> str:
+        judge_requests.append(request)  # only the judge talks: the random pair never asks a model
+        return next(verdicts)
+
+    out = tmp_path / "judged"
+    with ScriptedServer(respond) as srv:
+        argv = [
+            "run", "comma/password", "--agent", "random", "--judge-model", "openai:judge",
+            "--base-url", srv.base_url, "--episodes", "2", "--out", str(out), "--no-images",
+        ]  # fmt: skip
+        assert main(argv) == 0
+    recs = records(out)
+    assert [r["success"] for r in recs] == [False, False]  # a random password never comes out
+    assert [r["metrics"]["judge_label"] for r in recs] == ["misinterpretation", "unparseable"]
+    assert recs[0]["metrics"]["judge_misinterpretation"] is True and recs[1]["metrics"]["judge_unparseable"]
+    system, user = system_text(judge_requests[0]), last_user_text(judge_requests[0])
+    for label in (
+        "roleplay",
+        "misinterpretation",
+        "repetition loop",
+        "miscommunication",
+        "label: <category>",
+    ):
+        assert label in system
+    assert "Manual the expert held" in user and "true state before this turn" in user
+    assert "Outcome: failed (turn limit) after 20 turns" in user
+    summary = json.loads((out / "summary.json").read_text())
+    counts = summary["tasks"]["comma/password"]["extra"]["judge_labels"]
+    assert counts == {"misinterpretation": 1, "unparseable": 1}
+
+
+def test_instances_do_not_depend_on_the_runs_turn_or_mistake_limit():
+    default = task_with("color").instances(6, 0)
+    assert task_with("color", max_turns=3, mistake_limit=1).instances(6, 0) == default
+    assert all(i.optimal_steps > 3 for i in default)  # the oracle pair needs more than the short run
+    task = started("color", max_turns=3)
+    while not task.done:
+        task.step(task.oracle_action(task.current_role()))
+    assert task.outcome().metrics["ended_by"] == "turn_limit"
+
+
+def test_manuals_reach_the_expert_as_paragraphs_with_lists_kept():
+    for name in NAMES:
+        task = started(name)
+        manual = task.observe("expert").instructions.split("MANUAL - ", 1)[1]
+        raw = task.module.manual()
+        assert manual.split() == f"{task.module.title} {raw}".split()  # same words, nothing lost
+        assert not re.search(r"[a-z,]\n[a-z(]", manual), name  # no sentence broken across lines
+        items = [line.strip() for line in raw.splitlines() if re.match(r"\s*(- |\| |\d+\. )", line)]
+        assert all(any(line.strip().startswith(item) for line in manual.splitlines()) for item in items), name
+
+
+# --- report figures -----------------------------------------------------------------------------------
+def test_report_draws_figure5_psr_and_failure_modes_per_solver_expert_pairing(tmp_path):
+    from PIL import Image
+
+    from playbench.tasks.comma.plots import pairing_label
+
+    runs = tmp_path / "runs"
+    base = ["--episodes", "2", "--no-images"]
+    assert main(["run", "comma/led", "comma/maze", "--agent", "random", "--out", str(runs / "r"), *base]) == 0
+    judged = ["--set", "judge=true", "--expert-agent", "oracle", "--out", str(runs / "j")]
+    assert main(["run", "comma/maze", "--agent", "random", *judged, *base]) == 0
+    assert main(["run", "comma/led", "--agent", "oracle", "--out", str(runs / "o"), *base]) == 0
+    report = tmp_path / "report"
+    assert main(["report", str(runs / "r"), str(runs / "j"), str(runs / "o"), "--out", str(report)]) == 0
+    for name in ("comma_turn_limit.png", "comma_psr_by_puzzle.png", "comma_failure_modes.png"):
+        with Image.open(report / name) as image:
+            assert image.width > 600 and image.height > 300
+    judged_rec = records(runs / "j")[0]
+    assert judged_rec["roles"]["judge"] == "random"  # --agent fills the judge seat: a random label
+    assert judged_rec["metrics"]["judge_label"] in (
+        "roleplay",
+        "misinterpretation",
+        "repetition loop",
+        "miscommunication",
+    )
+    assert pairing_label(judged_rec) == "random / oracle"  # the judge seat is not part of the pairing
+    assert pairing_label(records(runs / "r")[0]) == "random"

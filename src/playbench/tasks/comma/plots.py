@@ -36,13 +36,23 @@ from playbench.tasks.comma.summaries import module_of, scored, turn_curve
 Records = list[dict[str, Any]]
 
 
+def pairing_label(record: dict[str, Any]) -> str:
+    """'solver / expert' as the paper's legends name a pairing (one name when both seats hold the same
+    agent). The judge seat is left out: a random pair judged by a model is still the random pair."""
+    roles = record.get("roles")
+    if not isinstance(roles, dict) or "solver" not in roles:
+        return agent_label(record)
+    seats = [str(roles["solver"]), str(roles.get("expert", roles["solver"]))]
+    return " / ".join(dict.fromkeys(seats))
+
+
 def make_plots(runs: list[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     """Write the COMMA figures for `runs` into `out_dir`; figures without data are skipped."""
     out = Path(out_dir)
     by_label: dict[str, Records] = {}
     for run in runs:
         for rec in scored(run.get("records", [])):
-            by_label.setdefault(agent_label(rec), []).append(rec)
+            by_label.setdefault(pairing_label(rec), []).append(rec)
     if not by_label:
         return []
     paths: list[Path] = []
@@ -104,7 +114,7 @@ def plot_psr_by_puzzle(by_label: dict[str, Records], out_dir: Path) -> list[Path
             ]
             if values:
                 stats[(puzzle, label)] = mean_ci(values)
-    fig = new_figure(max(8.0, 2.0 + len(puzzles) * (0.5 + 0.3 * len(labels))), 4.4)
+    fig = new_figure(min(18.0, max(8.0, 3.5 + len(puzzles) * (0.5 + 0.3 * len(labels)))), 4.4)
     ax = fig.add_subplot()
     grouped_bars(
         ax, puzzles, labels, stats, palette(labels), value_format="{:.0f}" if len(labels) <= 3 else None
@@ -113,7 +123,8 @@ def plot_psr_by_puzzle(by_label: dict[str, Records], out_dir: Path) -> list[Path
     ax.set_ylabel("partial success rate (%)")
     ax.set_xlabel("puzzle")
     ax.set_title("COMMA partial success rate per puzzle (mean, 95% t intervals)")
-    ax.legend(title="solver / expert", loc="upper right")
+    handles, names = ax.get_legend_handles_labels()
+    fig.legend(handles, names, title="solver / expert", loc="outside right upper")
     return [save_png(fig, out_dir / "comma_psr_by_puzzle.png")]
 
 
@@ -132,6 +143,7 @@ def plot_failure_modes(by_label: dict[str, Records], out_dir: Path) -> list[Path
     fig = new_figure(max(7.0, 2.5 + 1.2 * len(labels)), 4.2)
     ax = fig.add_subplot()
     colors = palette(categories)
+    colors["unparseable"] = (0.6, 0.6, 0.6, 1.0)  # not a failure mode: grey, apart from the four
     bottoms = [0.0] * len(labels)
     for category in categories:
         shares = []
@@ -145,5 +157,7 @@ def plot_failure_modes(by_label: dict[str, Records], out_dir: Path) -> list[Path
     ax.set_ylabel("share of judged failures (%)")
     ax.set_ylim(0, 100)
     ax.set_title("COMMA failure modes as labelled by the judge")
-    ax.legend(title="label", loc="upper right", fontsize=8)
+    # outside the axes: a legend drawn over a full bar would hide that bar's own swatch
+    handles, names = ax.get_legend_handles_labels()
+    fig.legend(handles, names, title="label", loc="outside right upper", fontsize=8)
     return [save_png(fig, out_dir / "comma_failure_modes.png")]

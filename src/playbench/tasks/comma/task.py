@@ -33,6 +33,10 @@ from playbench.tasks.comma.modules import NAMES, module_class
 START_CLOCK_MIN, START_CLOCK_MAX = 360, 599
 MAX_MESSAGE_CHARS = 2000  # longer messages are cut in the transcript, so prompts stay bounded
 GENERATION_ATTEMPTS = 200
+# The oracle pair must solve an instance within this many turns for the generator to keep it. It is
+# the paper's limit, fixed on purpose: the run's own `max_turns` and `mistake_limit` are conditions of
+# play, so a run with a 5-turn limit (Figure 5's x axis) plays the same instances as the default one.
+GENERATION_TURNS = 20
 WAIT_MESSAGE = "I am waiting for the right moment on the timer; nothing to press this turn."
 LINE_SPLIT = re.compile(r"\r\n|\r|\n|;")
 
@@ -113,6 +117,30 @@ def cut_words(text: str, limit: int) -> str:
     if len(words) <= limit:
         return text
     return text[: words[limit - 1].end()] + f" [cut at {limit} words]"
+
+
+_LINE_STARTS_ITEM = re.compile(r"\s*(?:[-|*]|\d+\.)\s")
+
+
+def reflow(manual: str) -> str:
+    """The manual with its hard-wrapped sentences joined into one line per paragraph, list item or
+    table row, so a terminal (or a model) reads it as written rather than broken at column 100."""
+    out: list[str] = []
+    for line in manual.splitlines():
+        previous = out[-1] if out else ""
+        continues = (
+            line.strip()
+            and previous.strip()
+            and not _LINE_STARTS_ITEM.match(line)
+            and not previous.rstrip().endswith(":")
+            and not previous.strip().isupper()
+            and not previous.lstrip().startswith("|")
+        )
+        if continues:
+            out[-1] = previous.rstrip() + " " + line.strip()
+        else:
+            out.append(line.rstrip())
+    return "\n".join(out).strip()
 
 
 def parse_judge_label(text: str) -> str | None:
@@ -297,20 +325,22 @@ def _clip(text: str) -> str:
 
 def make_instance(name: str, seed: int, index: int, config: CommaConfig) -> CommaInstance:
     """Instance `index` of module `name`: parameters and start time from a seed of its own, redrawn
-    until the oracle pair solves it within the configured limits; `optimal_steps` is the number of
-    conversation turns that pair needs."""
+    until the oracle pair solves it within GENERATION_TURNS turns at the configured clock step;
+    `optimal_steps` is the number of conversation turns that pair needs. Only the clock step shapes
+    the set (a real-time puzzle must be solvable at it); the turn and mistake limits do not."""
     cls = module_class(name)
     rng = random.Random(derive_seed("comma", name, seed, index))
+    rules = config.model_copy(update={"max_turns": GENERATION_TURNS, "mistake_limit": None})
     for _ in range(GENERATION_ATTEMPTS):
         params = json.loads(json.dumps(cls.generate(rng)))  # plain JSON types, as after a round trip
         start = rng.randint(START_CLOCK_MIN, START_CLOCK_MAX)
-        steps = oracle_turns(cls(params), start, config)
+        steps = oracle_turns(cls(params), start, rules)
         if steps is not None:
             return CommaInstance(
                 id=f"{name}-{index:04d}", module=name, params=params, start_clock=start, optimal_steps=steps
             )
     raise ConfigError(
-        f"comma/{name}: no instance the oracle can solve within max_turns={config.max_turns} at "
+        f"comma/{name}: no instance the oracle can solve within {GENERATION_TURNS} turns at "
         f"seconds_per_turn={config.seconds_per_turn} (real-time puzzles need a step coprime with 10)"
     )
 
@@ -457,7 +487,7 @@ class CommaTask(Task):
         instructions = prompts.EXPERT
         if self.config.expert_word_limit is not None:
             instructions += " " + prompts.EXPERT_WORD_LIMIT.format(limit=self.config.expert_word_limit)
-        instructions += f"\n\nMANUAL - {self.module.title}\n\n{self.module.manual()}"
+        instructions += f"\n\nMANUAL - {self.module.title}\n\n{reflow(self.module.manual())}"
         return Observation(
             role="expert",
             parts=[
@@ -475,7 +505,7 @@ class CommaTask(Task):
         s = self.session
         text = (
             f"Puzzle: {self.module.title}.\n"
-            f"Manual the expert held:\n{self.module.manual()}\n\n"
+            f"Manual the expert held:\n{reflow(self.module.manual())}\n\n"
             f"Outcome: failed ({(s.ended_by or '').replace('_', ' ')}) after {s.turns} turns with "
             f"{s.mistakes} mistakes; progress {self.module.partial_score():.0%}.\n\n"
             f"Transcript:\n{s.transcript('judge')}"

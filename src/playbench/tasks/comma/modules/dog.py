@@ -172,8 +172,9 @@ class DogModule(PuzzleModule):
         return ["submit"]
 
     def oracle_instruction(self, clock: float) -> str:
-        # The solver acts on its next turn, when the timer has moved on, so the expert gives the
-        # rule for the count rather than "now": press submit on a turn whose last digit matches.
+        # The expert answers after the turn's clock step, so `clock` is what the solver will see on
+        # its next turn; the expert still gives the rule for the count (press submit on a turn whose
+        # last digit matches) because a solver that waits or asks again needs it on later turns too.
         if self.solved:
             return "The module is disarmed; nothing more to do."
         plural = "dog" if self.dogs == 1 else "dogs"
