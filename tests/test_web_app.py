@@ -120,6 +120,16 @@ def test_fmt_stat_shows_intervals():
     assert render.fmt_stat({"kind": "mean", "n": 0, "value": float("nan"), "ci95": [0, 0]}) == "–"
 
 
+def test_long_metric_lists_fold_and_plots_come_before_metrics(client):
+    record = {"task": "toy/walk", "instance_id": "w", "metrics": {"curve": [0.0] * 300, "pair": [1, 2]}}
+    block = render.record_block(record)
+    assert "<summary>300 values</summary>" in block and "<td>[1, 2]</td>" in block
+    home = client.get("/").text
+    page = client.get("/run/" + re.search(r'href="/run/([0-9a-f]+)"', home).group(1)).text
+    # a suite's fifty-row metrics tables must not push its plots out of sight
+    assert page.index("<h2>Plots</h2>") < page.index("<h2>All metrics</h2>")
+
+
 # ------------------------------------------------------------------------------ live play over HTTP
 def panel(client, sid: str, seat: str, until, tries: int = 60) -> str:
     """The seat's panel once `until(panel)` holds, long-polling for changes in between."""
@@ -286,6 +296,21 @@ def test_play_setup_reports_bad_choices_on_the_form(client):
     assert response.status_code == 400 and "needs --model" in response.text
     tasks = client.get("/play").text
     assert 'data-task="toy/relay"' in tasks and 'data-task="ivispar/sgp"' in tasks
+
+
+def test_a_suites_own_agents_are_offered_only_for_its_tasks(client):
+    from playbench.agents import registered_agents
+
+    foreign = [n for n, e in registered_agents().items() if ".comma." not in e.entry_point]
+    if not foreign:
+        pytest.skip("no suite other than COMMA registers its own agent")
+    setup = client.get("/play/new", params={"task": "comma/wire"}).text
+    assert 'value="oracle"' in setup and not any(f'value="{name}"' in setup for name in foreign)
+    response = client.post(
+        "/play/start",
+        data={"task": "comma/wire", "seed": "0", "options": "", "seat": "solver", "partner": foreign[0]},
+    )
+    assert response.status_code == 400 and "is not offered here" in response.text
 
 
 # ------------------------------------------------------------------------------ export and CLI

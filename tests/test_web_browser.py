@@ -298,6 +298,53 @@ def test_human_solver_with_an_oracle_expert(page, server, runs_root):
     assert "expert: oracle" in record and "solver: human" in record
 
 
+def test_comma_solver_and_expert_in_two_browsers(browser, page, server, runs_root):
+    """A real COMMA module (comma/wire) played by two people: the solver sees the module image and the
+    cut buttons, the expert sees the manual and never the module; the game is recorded and replayable."""
+    task = make_task("comma/wire")
+    instance = task.instances(3, 0)[2]
+    task.reset(instance)
+    right_wire = task.oracle_action("solver")  # what the manual says for this module
+
+    open_game(page, server, "comma/wire", instance=instance.id, seat="solver", partner="human")
+    assert page.locator(".observation img").count() == 1  # the solver sees the module
+    assert page.get_by_test_id("legal-actions").get_by_role("button", name=right_wire).count() == 1
+    page.get_by_test_id("action-text").fill("I see the wires and the serial number. Which one do I cut?")
+    page.get_by_test_id("action-text").press("Enter")
+    page.wait_for_selector('[data-testid="waiting"]')
+    expert_url = page.get_by_test_id("other-seat-link").get_attribute("href")
+
+    expert = browser.new_context().new_page()
+    expert.goto(server.url + expert_url)
+    assert wait_turn_or_end(expert, 0) == "turn"
+    expert_view = expert.locator("main").inner_text()
+    assert "MANUAL" in expert_view and "Which one do I cut?" in expert_view
+    assert expert.locator(".observation img").count() == 0  # the expert never sees the module
+    expert.get_by_test_id("action-text").fill(f"Cut that one: {right_wire}")
+    expert.get_by_test_id("send").click()
+
+    assert wait_turn_or_end(page, 1) == "turn"  # the solver's page updates by itself
+    assert f"Cut that one: {right_wire}" in page.locator("main").inner_text()
+    page.get_by_test_id("legal-actions").get_by_role("button", name=right_wire).click()
+    assert wait_turn_or_end(page, 2) == "finished"
+    assert "Solved" in page.get_by_test_id("finished").inner_text()
+    expert.wait_for_selector('[data-testid="finished"]')
+    expert.context.close()
+
+    page.get_by_test_id("replay-link").click()
+    page.wait_for_selector("html[data-ready]")
+    assert "solver: human, expert: human" in page.locator(".record").inner_text()
+    page.keyboard.press("ArrowRight")
+    assert "expert" in page.locator("article.step:visible h3").inner_text()
+    page.keyboard.press("End")
+    last = page.locator("article.step:visible")
+    assert right_wire in last.inner_text() and "effective" in last.inner_text()
+    played = [p for p in (runs_root / "web-play").iterdir() if p.name.startswith("comma__wire")]
+    record = load_run(played[0])["records"][0]
+    assert record["agent"] == "human" and record["success"] and record["roles"]["expert"] == "human"
+    assert not page.problems, page.problems
+
+
 def test_long_episode_loads_only_the_shown_images(page, server):
     page.goto(f"{server.url}/")
     page.get_by_role("link", name=re.compile("long$")).click()

@@ -42,8 +42,15 @@ INSTANCE_CHOICES = 500
 BUILTIN_PARTNERS = ("human", "random", "oracle", "llm")
 
 
-def partner_choices() -> list[str]:
-    return [*BUILTIN_PARTNERS, *registered_agents()]
+def partner_choices(task_id: str | None = None) -> list[str]:
+    """The agents offered for the other seats; for a task, a suite's own agents only with its own tasks
+    (a VisEscape agent cannot sit in a COMMA seat)."""
+    agents = registered_agents()
+    if task_id is None:
+        return [*BUILTIN_PARTNERS, *agents]
+    suite = task_id.split("/", 1)[0]
+    own = [name for name, entry in agents.items() if suite in entry.entry_point.split(":", 1)[0].split(".")]
+    return [*BUILTIN_PARTNERS, *own]
 
 
 def task_roles(task: Task) -> tuple[str, ...]:
@@ -93,10 +100,9 @@ def prepare(
         if seat not in roles:
             raise ConfigError(f"{task_id} has the roles {', '.join(roles)}; '{seat}' is not one of them")
         partner = (partner or "human").strip()
-        if partner.split(":", 1)[0] not in partner_choices():
-            raise ConfigError(
-                f"partner '{partner}' is not offered here (choose one of {', '.join(partner_choices())})"
-            )
+        offered = partner_choices(task_id)
+        if partner.split(":", 1)[0] not in offered:
+            raise ConfigError(f"partner '{partner}' is not offered here (choose one of {', '.join(offered)})")
         partner_spec = parse_agent(partner, (partner_model or "").strip() or None)
         if partner_spec.name == "oracle" and not has_oracle(task):
             raise ConfigError(f"{task_id} has no oracle, so the oracle cannot take a seat")

@@ -94,7 +94,7 @@ def setup_page_body(
         partner_opts = "".join(
             f'<option value="{esc(a)}"{" selected" if a == chosen.get("partner", "human") else ""}>'
             f"{esc(_partner_label(a))}</option>"
-            for a in partner_choices()
+            for a in partner_choices(spec.id)
             if a != "oracle" or info.has_oracle
         )
         seats = (

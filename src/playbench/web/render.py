@@ -21,6 +21,7 @@ from playbench.report.tables import HEADLINE, headline_rows
 from playbench.web.library import episode_id
 
 VALIDITY_CLASSES = {"effective", "ineffective", "invalid", "unparseable", "error"}
+LONG_METRIC_ITEMS = 12  # lists longer than this (e.g. a 300-step curve) fold away in the replay
 
 
 def static_text(name: str) -> str:
@@ -174,9 +175,16 @@ def metrics_side_by_side(runs: list[dict[str, Any]]) -> str:
             for label, e in cols
             if e.get("extra")
         ]
+        table = (
+            f'<div class="scroll"><table class="metrics"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>{''.join(extras)}"
+        )
+        # a suite run has a dozen tasks of fifty metrics each; open, they would bury the plots and
+        # episodes below thousands of rows, so with several tasks each one is a fold to open
+        opened = " open" if len(tasks) == 1 else ""
         out.append(
-            f'<section class="task-metrics"><h3>{esc(task)}</h3><div class="scroll"><table class="metrics">'
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>{''.join(extras)}</section>"
+            f'<details class="task-metrics"{opened}><summary><h3>{esc(task)}</h3> '
+            f'<span class="muted">{len(body)} metrics</span></summary>{table}</details>'
         )
     return "".join(out) or '<p class="muted">No metrics yet.</p>'
 
@@ -340,11 +348,21 @@ def record_block(record: dict[str, Any]) -> str:
     rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items if v not in (None, ""))
     metrics = record.get("metrics") or {}
     metric_rows = "".join(
-        f"<tr><th scope=row>{esc(k)}</th><td>{esc(json.dumps(v, default=str) if isinstance(v, dict | list) else v)}</td></tr>"
-        for k, v in metrics.items()
+        f"<tr><th scope=row>{esc(k)}</th><td>{_metric_value(v)}</td></tr>" for k, v in metrics.items()
     )
     metrics_html = f'<table class="metrics small"><tbody>{metric_rows}</tbody></table>' if metric_rows else ""
     return f'<div class="record"><dl>{rows}</dl>{metrics_html}</div>'
+
+
+def _metric_value(value: Any) -> str:
+    """One episode metric as escaped HTML; a long list (a per-step curve) folds behind its length."""
+    if not isinstance(value, dict | list):
+        return esc(value)
+    text = esc(json.dumps(value, default=str))
+    if len(value) <= LONG_METRIC_ITEMS:
+        return text
+    kind = "values" if isinstance(value, list) else "entries"
+    return f'<details class="long-metric"><summary>{len(value)} {kind}</summary>{text}</details>'
 
 
 def _field(label: str, value: Any, pre: bool = False, cls: str = "") -> str:

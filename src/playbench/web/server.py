@@ -228,8 +228,8 @@ def create_app(
         body = (
             f"<h1>{render.esc(run['name'])}</h1>{render.warnings_block(run['warnings'])}{render.config_block(run)}"
             f"<h2>Results</h2>{render.headline_table([run], links)}"
-            f"<h2>All metrics</h2>{render.metrics_side_by_side([run])}"
             f"{'<h2>Plots</h2>' if plot_list else ''}{render.plots_block(plot_list)}"
+            f"<h2>All metrics</h2>{render.metrics_side_by_side([run])}"
             f"<h2>Episodes</h2>{render.episodes_table(run, links)}"
         )
         return render.layout(run["name"], body, active="/")
@@ -286,8 +286,8 @@ def create_app(
             f"<h1>Compare {len(runs)} runs</h1><p class=muted>{render.esc(names)}</p>"
             + "".join(render.warnings_block(f"{r['name']}: {w}" for w in r["warnings"]) for r in runs)
             + f"<h2>Results</h2>{render.headline_table(runs, links)}"
-            f"<h2>Metrics side by side</h2>{render.metrics_side_by_side(runs)}"
             f"{'<h2>Plots</h2>' if plot_list else ''}{render.plots_block(plot_list)}"
+            f"<h2>Metrics side by side</h2>{render.metrics_side_by_side(runs)}"
             f"<h2>Episodes side by side</h2>{render.instances_side_by_side(runs, links)}"
         )
         return render.layout("Compare", body, active="/")
