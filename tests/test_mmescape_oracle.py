@@ -8,6 +8,7 @@ from playbench.core.registry import make_task
 from playbench.core.types import Validity
 from playbench.tasks.mmescape import geometry as geo
 from playbench.tasks.mmescape.planner import solve
+from playbench.tasks.mmescape.task import GENERATED_INSTANCES
 
 TASKS = [
     "mmescape/level-1",
@@ -48,6 +49,10 @@ def test_every_required_interaction_is_a_grab_step():
 def test_instances_are_seeded_and_furnished_without_overlaps():
     task = make_task("mmescape/level-3-note-key")
     a = task.instances(6, 11)
+    cached = make_task("mmescape/level-3-note-key").instances(6, 11)
+    assert [i.model_dump() for i in a] == [i.model_dump() for i in cached]
+    assert all(x is not y for x, y in zip(a, cached, strict=True))  # copies, not shared objects
+    GENERATED_INSTANCES.clear()  # and generated again from scratch, the same
     assert [i.model_dump() for i in a] == [
         i.model_dump() for i in make_task("mmescape/level-3-note-key").instances(6, 11)
     ]
@@ -105,3 +110,21 @@ def test_random_legal_play_rarely_escapes_the_harder_levels():
                 task.step(rng.choice(actions))
             escapes += task.outcome().success
         assert escapes <= budget * len(insts), (task_id, escapes)
+
+
+def test_rooms_have_the_originals_scale_and_clutter():
+    # the original's rooms are 7.3 m squares, 3 m high, with 10-20 pieces of furniture and about as
+    # many small things on them; ours: 6.6-8.0 m sides, a dozen pieces, 7-12 distractors per room
+    insts = make_task("mmescape/level-3-key-note").instances(8, 3)
+    standing, clutter = [], []
+    for inst in insts:
+        room = inst.rooms[0]
+        assert 6.6 <= room.width <= 8.0 and 6.6 <= room.depth <= 8.0
+        standing.append(
+            sum(1 for p in inst.furniture if geo.fx.KINDS[p.kind].solid and not geo.fx.KINDS[p.kind].mounted)
+        )
+        clutter.append(len(inst.clutter))
+        assert 1 <= len(inst.clutter) <= 12
+    assert sum(standing) / len(insts) >= 10 and min(standing) >= 7
+    assert sum(clutter) / len(insts) >= 6
+    assert geo.ROOM_H == 3.0

@@ -87,6 +87,8 @@ def test_report_figures(tmp_path):
                     "3",
                     "--out",
                     str(out),
+                    # random play renders every step; a short cap keeps this plot test quick
+                    *(["--set", "max_steps=12"] if agent == "random" else []),
                 ]
             )
             == 0

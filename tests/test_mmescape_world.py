@@ -221,3 +221,21 @@ def test_the_task_uses_the_observed_centre_and_classifies_steps():
     assert r.validity == Validity.INEFFECTIVE and "Nothing happened" in r.feedback
     r = task.step('{"rotate_right": 45}')
     assert r.validity == Validity.EFFECTIVE and "turned 45 degrees right" in r.feedback
+
+
+def test_look_at_at_the_tilt_limit_reports_no_tilt():
+    rules = Rules(geo.build_world(room_instance()))
+    s = rules.start_state()
+    act(rules, s, rotate_down=89)
+    out = act(rules, s, look_at=[0.5, 0.5])
+    assert not any("cannot tilt" in line for line in out.lines)
+
+
+def test_the_recorded_action_keeps_the_rationale():
+    task = make_task("mmescape/level-1")
+    task.reset(task.instances(1, 0)[0])
+    r = task.step('{"rotate_right": 10, "rationale": "Looking for the door."}')
+    assert json.loads(r.parsed) == {"rotate_right": 10, "rationale": "Looking for the door."}
+    r = task.step('{"interactions": {"use_item_id": "note_1"}, "rationale": "read it"}')
+    assert r.validity == Validity.INVALID and 'use "read"' in r.feedback
+    assert r.parsed is None  # rejected before it became an action; the raw reply is in the trajectory

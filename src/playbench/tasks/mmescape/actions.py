@@ -66,8 +66,9 @@ class Action:
     def moves(self) -> bool:
         return bool(self.move_forward or self.rotate_right or self.rotate_down or self.look_at or self.jump)
 
-    def canonical(self) -> str:
-        """The action as compact JSON with only the keys that do something (for logs)."""
+    def canonical(self, with_rationale: bool = False) -> str:
+        """The action as compact JSON with only the keys that do something (for logs); with
+        `with_rationale`, the player's stated rationale too (the `parsed` field of trajectories)."""
         out: dict[str, Any] = {}
         for key in ("move_forward", "rotate_right", "rotate_down"):
             value = getattr(self, key)
@@ -84,6 +85,8 @@ class Action:
             out["interactions"] = inter
         if self.read is not None:
             out["read"] = self.read
+        if with_rationale and self.rationale:
+            out["rationale"] = self.rationale
         return json.dumps(out, ensure_ascii=False, sort_keys=False)
 
 
@@ -263,7 +266,8 @@ def parse_action(text: str) -> Action:
             action.input = _text(inter["input"], "interactions.input", MAX_INPUT)
         if (action.use_item_id or action.input) and not action.grab:
             raise RangeError(
-                'interactions apply to the object under the red dot and need "grab": true in the same action'
+                'interactions apply to the object under the red dot and need "grab": true in the same action '
+                '(to see what an item in your bag says, use "read")'
             )
     if "read" in present and present["read"] != "":
         action.read = _text(present["read"], "read", MAX_INPUT)

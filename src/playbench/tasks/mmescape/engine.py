@@ -153,12 +153,9 @@ class Rules:
     def _check_items(self, state: GameState, action: Action) -> str | None:
         bag = ", ".join(state.bag) if state.bag else "nothing"
         if action.use_item_id is not None and action.use_item_id not in state.bag:
-            return (
-                f"You have no item '{action.use_item_id}' in your bag (your bag holds: {bag}); "
-                "nothing was done."
-            )
+            return f"You have no item '{action.use_item_id}' in your bag (your bag holds: {bag})."
         if action.read is not None and action.read not in state.bag:
-            return f"You can only read items in your bag, and '{action.read}' is not there (your bag holds: {bag}); nothing was done."
+            return f"You can only read items in your bag, and '{action.read}' is not there (your bag holds: {bag})."
         return None
 
     def _turn(self, state: GameState, action: Action, out: Outcome) -> None:
@@ -170,7 +167,8 @@ class Rules:
             pitch = math.degrees(math.asin(max(-1.0, min(1.0, -d[1]))))
         yaw = (yaw + action.rotate_right) % 360.0
         pitch += action.rotate_down
-        clamped = abs(pitch) > geo.PITCH_LIMIT
+        # a tolerance, so that look_at at the limit (recomputed through trigonometry) is no "tilt"
+        clamped = abs(pitch) > geo.PITCH_LIMIT + 1e-6
         pitch = max(-geo.PITCH_LIMIT, min(geo.PITCH_LIMIT, pitch))
         if abs(yaw - state.yaw) > 1e-9 or abs(pitch - state.pitch) > 1e-9:
             out.turned = True

@@ -11,7 +11,7 @@ builds:
 - `Entity`s: what an id is (structure, furniture, clutter, a chain item, a door) and its name.
 
 World axes: y up, yaw 0 looks along -z ("north"). Walls are 0.12 m thick, outside the rooms'
-floor rectangles; rooms are 2.8 m high.
+floor rectangles; rooms are 3.0 m high (the original's height).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from playbench.tasks.mmescape.models import DoorSpec, EscapeInstance, RoomSpec
 
 RGB = tuple[int, int, int]
 WALL_T = 0.12
-ROOM_H = 2.8
+ROOM_H = 3.0  # the original's rooms are 3 m high
 EYE_H = 1.6
 AGENT_R = 0.25
 REACH = 4.0  # a grab works within this horizontal distance (FACTS.md)

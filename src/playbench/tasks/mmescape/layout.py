@@ -25,6 +25,11 @@ Rect = tuple[float, float, float, float]
 GAP = 0.1  # between pieces of furniture
 DOOR_ZONE = 1.4  # kept free in front of a door, metres into the room
 MAX_ATTEMPTS = 40
+# The original's generated rooms are 7.3 m squares (3 x 3 floor tiles of 2.5 m) with 10-20 pieces
+# of furniture and about as many small objects on them; ours vary around that size.
+ROOM_SIDE = (6.6, 8.0)
+EXTRA_CHANCE = 0.85  # each of a scene's optional pieces is tried with this probability
+CLUTTER_COUNT = (7, 12)  # distractor objects per room
 
 
 def _overlap(a: Rect, b: Rect, gap: float = 0.0) -> bool:
@@ -309,7 +314,7 @@ def _clutter(
     plan: _RoomPlan, scene: fx.SceneType, surfaces: list[_Surface], rng: random.Random
 ) -> list[Placed]:
     out: list[Placed] = []
-    for _ in range(rng.randint(3, 6)):
+    for _ in range(rng.randint(*CLUTTER_COUNT)):
         kind = rng.choice(scene.clutter)
         w, d, h = fx.CLUTTER[kind]
         for s in rng.sample(surfaces, len(surfaces)):
@@ -427,7 +432,7 @@ def _attempt(
     instance_id: str, level: str, chains: list[Chain], rng: random.Random, max_steps: int, scene: str | None
 ) -> EscapeInstance | None:
     n = len(chains)
-    depth = round(rng.uniform(5.2, 7.0), 1)
+    depth = round(rng.uniform(*ROOM_SIDE), 1)
     rooms: list[RoomSpec] = []
     x0 = 0.0
     names = list(fx.SCENE_NAMES)
@@ -436,7 +441,7 @@ def _attempt(
         if scene is None and n > 1 and k > 0 and kind == rooms[-1].scene:
             kind = rng.choice([s for s in names if s != kind])
         st = fx.SCENES[kind]
-        width = round(rng.uniform(5.2, 7.4), 1)
+        width = round(rng.uniform(*ROOM_SIDE), 1)
         rooms.append(
             RoomSpec(
                 scene=kind,
@@ -475,10 +480,12 @@ def _attempt(
                 _try_dining(plan, rng)
             else:
                 _try_wall_piece(plan, kind, rng, walls)
-        extras = [e for e in st.extras if rng.random() < 0.6]
+        extras = [e for e in st.extras if rng.random() < EXTRA_CHANCE]
         for kind in extras:
             if kind == "rug":
                 _try_rug(plan, rng)
+            elif kind == "dining_table":
+                _try_dining(plan, rng)
             elif fx.KINDS[kind].wall:
                 _try_wall_piece(plan, kind, rng, walls)
         for kind in st.decorations:

@@ -100,8 +100,9 @@ def _overview(records: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         ax.set_ylim(0, 1.05)
         ax.set_ylabel(title)
     axes[-1].set_xticks(range(len(tasks)), [_short(t) for t in tasks])
-    axes[0].legend(loc="upper right")
-    axes[0].set_title("MM-Escape: escape rate, prop gain, grab success rate (95% CI)")
+    # above the panels: inside, it would cover the bars of rates at 1.0
+    axes[0].legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(3, len(agents)), frameon=False)
+    fig.suptitle("MM-Escape: escape rate, prop gain, grab success rate (95% CI)", fontweight="bold")
     return [save_png(fig, out_dir / "mmescape_overview.png")]
 
 

@@ -47,6 +47,11 @@ from playbench.tasks.mmescape.models import (
 from playbench.tasks.mmescape.planner import Planner, solve
 
 FRAME_CACHE = 256
+# Generated instances by everything that determines them. Generation runs the oracle on every
+# draft room, which costs more than playing; tests and runs that build fresh task objects over the
+# same seeds (conformance makes a task per check) reuse the result instead of regenerating it.
+INSTANCE_CACHE = 512
+GENERATED_INSTANCES: OrderedDict[tuple[Any, ...], EscapeInstance] = OrderedDict()
 
 
 @dataclass
@@ -114,7 +119,14 @@ class EscapeTask(Task):
         count = self.config.default_instances if n is None else n
         cap = self.step_cap(label)
         out: list[Instance] = []
+        chains_key = json.dumps([c.model_dump() for c in chains], sort_keys=True)
         for i in range(count):
+            key = (label, chains_key, self.config.scene, seed, i, cap, self.config.image_size)
+            cached = GENERATED_INSTANCES.get(key)
+            if cached is not None:
+                GENERATED_INSTANCES.move_to_end(key)
+                out.append(cached.model_copy(deep=True))
+                continue
             rng = random.Random(derive_seed("mmescape", label, self.config.scene, seed, i))
             realised = [realise(c, rng) for c in chains]
             try:
@@ -129,7 +141,10 @@ class EscapeTask(Task):
                 )
             except RuntimeError as exc:
                 raise ConfigError(str(exc)) from None
-            out.append(inst)
+            GENERATED_INSTANCES[key] = inst
+            if len(GENERATED_INSTANCES) > INSTANCE_CACHE:
+                GENERATED_INSTANCES.popitem(last=False)
+            out.append(inst.model_copy(deep=True))
         return out
 
     # --- episode ---------------------------------------------------------------------------
@@ -380,7 +395,7 @@ class EscapeTask(Task):
         }
         if state.escaped or self._steps >= self._cap:
             self._end_play()
-        return StepResult(validity, feedback, parsed=action.canonical(), info=info)
+        return StepResult(validity, feedback, parsed=action.canonical(with_rationale=True), info=info)
 
     def _reject(
         self, validity: Validity, reason: str, message: str, text: str, action: Action | None = None
@@ -410,7 +425,8 @@ class EscapeTask(Task):
         self._last_papers = None
         if self._steps >= self._cap:
             self._end_play()
-        return StepResult(validity, feedback, parsed=action.canonical() if action else None, reason=reason)
+        parsed = action.canonical(with_rationale=True) if action else None
+        return StepResult(validity, feedback, parsed=parsed, reason=reason)
 
     def _count(self, action: Action, out: Outcome) -> None:
         if out.grabbed:
