@@ -52,3 +52,14 @@ def test_summary_and_plots(tmp_path):
         "visescape_repetition.png",
         "visescape_metrics.png",
     }
+
+
+def test_repetition_figure_separates_hint_mode():
+    from playbench.tasks.visescape.plots import repetition_series
+
+    hist = [0.0] * len(metrics.REPEAT_BUCKETS)
+    records = [
+        {"agent": "random", "metrics": {"gc": 0.0, "repeat_hist": hist, "hints": hints}}
+        for hints in (False, True)
+    ]
+    assert sorted(repetition_series(records)) == [("random", False), ("random", True)]

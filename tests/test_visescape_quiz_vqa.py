@@ -32,3 +32,17 @@ def test_wrong_answers_come_back_as_history_with_reasoning():
 
 def test_all_quizzes_option():
     assert len(make_task("visescape/quiz-vqa", quizzes="all").instances(None, 0)) == 28
+
+
+def test_unreadable_replies_use_up_attempts_so_the_quiz_ends():
+    task = make_task("visescape/quiz-vqa", attempts=3, retry_limit=1)
+    color_quiz = next(i for i in task.instances(None, 0) if i.kind == "color_order")
+    task.reset(color_quiz)
+    before = task.observe("player").legal_actions
+    first = task.step("1234")  # digits cannot be read as colours: asked again, nothing changes
+    assert first.validity == Validity.UNPARSEABLE and not first.info["attempt_spent"]
+    assert task.observe("player").legal_actions == before and task.outcome().steps == 0
+    assert "No answer could be read" in task.observe("player").text
+    results = [task.step("1234") for _ in range(5)]
+    assert all(r.validity == Validity.UNPARSEABLE for r in results)
+    assert task.done and task.outcome().metrics["unreadable"] == 3 and task.outcome().steps == 3

@@ -98,3 +98,35 @@ def test_random_agent_almost_never_escapes():
             task.step(rng.choice(task.legal_actions()))
         wins += task.outcome().success
     assert wins <= 1
+
+
+def test_oracle_reads_every_clue_up_close_before_answering_its_lock(reports):
+    from playbench.tasks.visescape.engine import Engine
+    from playbench.tasks.visescape.validator import clues_read
+
+    for rid, report in reports.items():
+        room = load_room(rid)
+        engine = Engine(room, quiz_params(room))
+        state = engine.initial_state()
+        read = set(clues_read(engine, state))
+        answered = []
+        for action in report.oracle_path:
+            if action.startswith("<ANSWER>"):
+                quiz = engine.lock_quiz[engine.lock_in_view(state)]
+                assert quiz.id in read, (rid, quiz.id)
+                answered.append(quiz.id)
+            state = engine.apply(state, action).state
+            read |= clues_read(engine, state)
+        assert sorted(answered) == sorted(q.id for q in room.quizzes), rid
+
+
+def test_clue_and_lock_stand_on_different_walls():
+    for rid in room_ids():
+        room = load_room(rid)
+        for quiz in room.quizzes:
+            clue_wall = (
+                room.receptacle(quiz.clue).wall
+                if quiz.clue in {r.id for r in room.receptacles}
+                else room.location(quiz.clue).wall
+            )
+            assert clue_wall != room.location(quiz.lock).wall, (rid, quiz.id)

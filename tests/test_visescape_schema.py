@@ -100,3 +100,31 @@ def test_a_lock_off_the_way_out_is_rejected():
     safe = next(r for r in data["receptacles"] if r["id"] == "safe")
     safe["transitions"].append({"action": "kick", "from": "locked", "to": "closed"})  # a way around the lock
     assert "can be escaped without solving safe_lock" in error(data)
+
+
+def test_a_checkpoint_that_is_not_a_bottleneck_is_rejected():
+    # tilting the painting fires a trigger that nothing needs: not a checkpoint in the paper's sense
+    data = base()
+    painting = next(r for r in data["receptacles"] if r["id"] == "painting")
+    painting["states"] = ["straight", "tilted"]
+    painting["transitions"] = [
+        {"action": "tilt", "from": "straight", "to": "tilted", "trigger": "tilted_painting"}
+    ]
+    data["checkpoints"].insert(0, {"trigger": "tilted_painting", "hint": "Tilt the painting."})
+    assert "without reaching checkpoint(s) tilted_painting" in error(data)
+
+
+def test_clue_on_the_same_wall_as_its_lock_is_rejected():
+    data = base()
+    next(r for r in data["receptacles"] if r["id"] == "wardrobe")["wall"] = "west"  # where the safe is
+    assert "stand on the same west wall" in error(data)
+
+
+def test_written_out_states_keep_the_look_their_name_implies():
+    data = base()
+    safe = next(r for r in data["receptacles"] if r["id"] == "safe")
+    safe["states"][0] = {"name": "locked", "description": "a heavy steel safe"}
+    room = parse_room(data, "x")
+    look = room.receptacle("safe").state("locked")
+    assert look.locked and look.description == "a heavy steel safe"
+    assert infer_state_look("screwed")["screwed"] and infer_state_look("running")["lit"]

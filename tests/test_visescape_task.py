@@ -150,3 +150,62 @@ def test_llm_agent_plays_through_scripted_server(tmp_path):
     assert any(p["type"] == "image_url" for p in parts)
     rec = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
     assert rec["steps"] == 6 and rec["metrics"]["ended_by"] == "step_cap"
+
+
+def test_wall_views_fill_the_picture():
+    # furniture is drawn large enough to recognise: each wall's furniture spans most of the width or
+    # the tallest piece reaches most of the way from the floor to the ceiling line
+    from dataclasses import replace
+
+    from playbench.tasks.visescape.rooms import room_ids
+    from playbench.tasks.visescape.schema import DIRECTIONS
+    from playbench.tasks.visescape.views import CEILING_Y, FLOOR_Y, ViewMaker, W
+
+    for rid in room_ids():
+        task = VisEscapeTask(rooms=[rid])
+        task.reset(task.instances(1, 0)[0])
+        views = ViewMaker(task.engine)
+        for wall in DIRECTIONS:
+            scale, layout = views.wall_layout(replace(task.state, view=("wall", wall)), wall)
+            if not layout:
+                continue
+            width = sum(box[2] - box[0] for _, box in layout)
+            tallest = max(box[3] - box[1] for _, box in layout)
+            assert width >= 0.33 * W or tallest >= 0.7 * (FLOOR_Y - CEILING_Y), (rid, wall, scale)
+            assert all(box[0] >= 0 and box[2] <= W for _, box in layout), (rid, wall)
+
+
+def test_every_state_change_shows_on_its_wall_and_close_up():
+    # rooms with screws, sockets, switched-on clocks, sealed chests, lamp-lit paintings and drawers
+    from dataclasses import replace
+
+    from playbench.tasks.visescape.views import ViewMaker
+
+    for rid in ("room-02", "room-04", "room-05", "room-13", "room-14"):
+        task = VisEscapeTask(rooms=[rid])
+        task.reset(task.instances(1, 0)[0])
+        engine, views = task.engine, ViewMaker(task.engine)
+        before = task.state
+        while not task.done:
+            task.step(task.oracle_action("player"))
+            after = task.state
+            for r in engine.room.receptacles:
+                shown = [i.id for i in engine.visible_items(after, r.id)]
+                if engine.rec_state(after, r.id) == engine.rec_state(before, r.id) and shown == [
+                    i.id for i in engine.visible_items(before, r.id)
+                ]:
+                    continue
+                for view in (("wall", r.wall), ("rec", r.id)):
+                    if engine.holds(r.visible, before) and engine.holds(r.visible, after):
+                        old = views.image(replace(before, view=view))
+                        assert views.image(replace(after, view=view)) != old, (rid, r.id, view)
+            before = after
+
+
+def test_multi_part_states_read_as_words():
+    task = VisEscapeTask(rooms=["room-02"])
+    task.reset(task.instances(1, 0)[0])
+    play(task, "inspect drawers")
+    r = task.step("open_top_drawer")
+    assert "top drawer open, bottom drawer closed" in r.feedback
+    assert "top drawer open, bottom drawer closed" in task.caption()

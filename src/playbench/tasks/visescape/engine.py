@@ -50,6 +50,32 @@ def view_wall(view: View, room: Room) -> str:
     return view_wall(view[2], room)
 
 
+PART_NAMES: dict[int, tuple[str, ...]] = {
+    2: ("top", "bottom"),
+    3: ("top", "middle", "bottom"),
+    4: ("first", "second", "third", "fourth"),
+}
+
+
+def state_words(r: Receptacle, name: str) -> str:
+    """A state in words: `opened_closed` on a chest of drawers reads "top drawer open, bottom drawer closed"."""
+    words = name.split("_")
+    if len(words) > 1 and all(w in ("opened", "closed", "open") for w in words):
+        places = PART_NAMES.get(len(words), tuple(f"part {k + 1}" for k in range(len(words))))
+        noun = "drawer" if r.kind in ("drawers", "desk") else "compartment"
+        return ", ".join(
+            f"{place} {noun} {'closed' if w == 'closed' else 'open'}"
+            for place, w in zip(places, words, strict=False)
+        )
+    return name.replace("_", " ")
+
+
+def verb_phrase(verb: str, r: Receptacle) -> str:
+    """`open` -> "open the desk"; `open_top_drawer` -> "open top drawer (drawers)"."""
+    words = verb.replace("_", " ")
+    return f"{words} the {r.label}" if "_" not in verb else f"{words} ({r.label})"
+
+
 class Engine:
     """Rules of one room with its quiz parameters fixed."""
 
@@ -305,7 +331,7 @@ class Engine:
                 if t.consume:
                     new = replace(new, held=new.held - {iid})
                 new = self._settle(self._fire(new, t.trigger, fired), fired)
-                words = t.message or f"You use {iid} on the {r.label}; it is now {t.to.replace('_', ' ')}."
+                words = t.message or f"You use {iid} on the {r.label}; it is now {state_words(r, t.to)}."
                 return Outcome(new, words, True, fired)
         return Outcome(state, f"Using {iid} on the {r.label} has no effect.", False)
 
@@ -317,19 +343,15 @@ class Engine:
         if not candidates:
             if r.state(st).locked:
                 return Outcome(state, f"The {r.label} is locked.", False)
-            return Outcome(state, f"You cannot {verb.replace('_', ' ')} the {r.label} now.", False)
+            return Outcome(state, f"You cannot {verb_phrase(verb, r)} now.", False)
         for t in candidates:
             if self.holds(t.when, state):
                 new = self._settle(self._fire(self._set_rec(state, rid, t.to), t.trigger, fired), fired)
-                words = (
-                    t.message
-                    or f"You {verb.replace('_', ' ')} the {r.label}; it is now {t.to.replace('_', ' ')}."
-                )
+                words = t.message or f"You {verb_phrase(verb, r)}; it is now {state_words(r, t.to)}."
                 return Outcome(new, words, new != state, fired)
         return Outcome(
             state,
-            candidates[0].fail_message
-            or f"You try to {verb.replace('_', ' ')} the {r.label}, but nothing happens.",
+            candidates[0].fail_message or f"You try to {verb_phrase(verb, r)}, but nothing happens.",
             False,
         )
 

@@ -71,26 +71,40 @@ def gc_progression_plot(runs: list[dict[str, Any]], out: Path) -> list[Path]:
     return [save_png(fig, out / "visescape_gc_progression.png")]
 
 
-def repetition_plot(runs: list[dict[str, Any]], out: Path) -> list[Path]:
-    records = _room_records(runs)
-    if not records:
-        return []
-    by_agent: dict[str, list[list[float]]] = {}
+def repetition_series(records: list[dict[str, Any]]) -> dict[tuple[str, bool], list[list[float]]]:
+    """Repeated-action histograms per (agent, hint mode)."""
+    by_series: dict[tuple[str, bool], list[list[float]]] = {}
     for r in records:
         hist = r["metrics"].get("repeat_hist")
         if isinstance(hist, list) and len(hist) == len(REPEAT_BUCKETS):
-            by_agent.setdefault(agent_label(r), []).append(hist)
-    if not by_agent:
+            by_series.setdefault((agent_label(r), bool(r["metrics"].get("hints"))), []).append(hist)
+    return by_series
+
+
+def repetition_plot(runs: list[dict[str, Any]], out: Path) -> list[Path]:
+    """Figure 5/10: one bar group per agent and setting (exp_base, exp_hint), as the paper separates them."""
+    by_series = repetition_series(_room_records(runs))
+    if not by_series:
         return []
-    labels = order_labels(by_agent)
+    labels = order_labels({label for label, _ in by_series})
+    keys = sorted(by_series, key=lambda k: (labels.index(k[0]), k[1]))
     fig = new_figure(7.5, 4)
     ax = fig.add_subplot()
-    width = 0.8 / len(labels)
-    for k, label in enumerate(labels):
-        rows = by_agent[label]
+    width = 0.8 / len(keys)
+    for k, (label, hints) in enumerate(keys):
+        rows = by_series[(label, hints)]
         means = [100 * sum(col) / len(rows) for col in zip(*rows, strict=True)]
-        xs = [i + (k - (len(labels) - 1) / 2) * width for i in range(len(REPEAT_BUCKETS))]
-        ax.bar(xs, means, width=width, label=f"{label} n={len(rows)}", color=f"C{k % 10}")
+        xs = [i + (k - (len(keys) - 1) / 2) * width for i in range(len(REPEAT_BUCKETS))]
+        color = f"C{labels.index(label) % 10}"
+        ax.bar(
+            xs,
+            means,
+            width=width,
+            label=f"{label}{' (hints)' if hints else ''} n={len(rows)}",
+            color=color,
+            hatch="//" if hints else None,
+            edgecolor="white" if hints else None,
+        )
     ax.set_xticks(range(len(REPEAT_BUCKETS)), REPEAT_BUCKETS)
     ax.set_xlabel("attempts of the same action in the same situation")
     ax.set_ylabel("share of all actions (%)")

@@ -37,6 +37,7 @@ class QuizVQAConfig(TaskConfig):
     attempts: int = Field(10, ge=1, le=50)
     quizzes: Literal["first", "all"] = "first"  # first: one quiz per room (the paper's 20)
     answer_candidates: int = Field(4, ge=1, le=20)
+    retry_limit: int = Field(3, ge=0)  # free re-asks after an unreadable reply before it costs an attempt
 
 
 class QuizVQAInstance(Instance):
@@ -105,6 +106,8 @@ class QuizVQATask(Task):
         self._last_reasoning = ""
         self._solved_at: int | None = None
         self._steps = 0
+        self._unreadable = 0
+        self._retries = 0
         self._feedback = ""
         self._images: tuple[bytes, bytes] | None = None
 
@@ -153,6 +156,8 @@ class QuizVQATask(Task):
             )
             if self.config.reasoning and self._last_reasoning:
                 history += f" Your reasoning for the last one was: {self._last_reasoning}"
+        if self._feedback.startswith("No answer"):
+            history = f"{history}\n{self._feedback}".strip()
         parts = [
             TextPart("Image 1:"),
             ImagePart(clue, label="hint image"),
@@ -198,10 +203,23 @@ class QuizVQATask(Task):
             )
         answer, reasoning = self._read(action_text if isinstance(action_text, str) else str(action_text))
         if not self._kind.normalize(answer):
+            # an unreadable reply is asked again for free a few times (nothing changes), then it uses up an
+            # attempt like a wrong guess, so a model that never answers readably still ends the quiz
+            self._retries += 1
+            spent = self._retries > self.config.retry_limit
+            if spent:
+                self._retries = 0
+                self._steps += 1
+                self._unreadable += 1
             self._feedback = (
                 f"No answer could be read; reply with the password ({self._kind.answer_format(inst.params)})."
+                + (" That used up an attempt." if spent else "")
+                + (" No attempts left." if self.done else "")
             )
-            return StepResult(Validity.UNPARSEABLE, self._feedback, reason="no_answer")
+            return StepResult(
+                Validity.UNPARSEABLE, self._feedback, reason="no_answer", info={"attempt_spent": spent}
+            )
+        self._retries = 0
         self._steps += 1
         if self._kind.is_correct(inst.params, answer):
             self._solved_at = self._steps
@@ -231,6 +249,7 @@ class QuizVQATask(Task):
             "pass10": solved and self._solved_at is not None and self._solved_at <= 10,
             "attempts_used": self._steps,
             "distinct_wrong": len(self._tried),
+            "unreadable": self._unreadable,
             "reasoning": self.config.reasoning,
         }
         return EpisodeResult(success=solved, steps=self._steps, metrics=metrics)

@@ -214,8 +214,9 @@ class Rule(_Strict):
 class StateSpec(_Strict):
     """A named state and how it looks. A bare string infers the look from the name:
     names containing `locked` show a lock, `open` shows the inside (`opened_closed` style names
-    open the compartments whose part is `opened`), `on` lights it up, `moved`/`pushed`/`pulled`/
-    `raised` shifts it aside."""
+    open the compartments whose part is `opened`), `on`/`lit`/`running`/`powered`/`active` light it
+    up (a lamp's cone, a screen, else a green indicator light), `moved`/`pushed`/`pulled`/`raised`/
+    `rolled` shift it aside, `screwed` shows screws on its front."""
 
     name: str
     locked: bool = False
@@ -223,6 +224,7 @@ class StateSpec(_Strict):
     open_parts: list[int] = Field(default_factory=list)
     lit: bool = False
     moved: bool = False
+    screwed: bool = False  # screws hold its front shut
     description: str | None = None  # extra words for the ground-truth caption
 
     @model_validator(mode="before")
@@ -230,6 +232,9 @@ class StateSpec(_Strict):
     def _from_name(cls, value: Any) -> Any:
         if isinstance(value, str):
             return infer_state_look(value)
+        if isinstance(value, dict) and isinstance(value.get("name"), str):
+            # a written-out state keeps the look its name implies unless it says otherwise
+            return {**infer_state_look(value["name"]), **value}
         return value
 
     @field_validator("name")
@@ -252,8 +257,10 @@ def infer_state_look(name: str) -> dict[str, Any]:
         look["open_parts"] = [i for i, w in enumerate(words) if w in ("opened", "open")]
     elif "open" in words or "opened" in words:
         look["open"] = True
-    if "on" in words or "lit" in words:
+    if any(w in ("on", "lit", "running", "powered", "active") for w in words):
         look["lit"] = True
+    if "screwed" in words:
+        look["screwed"] = True
     if any(w in ("moved", "pushed", "pulled", "raised", "rolled") for w in words):
         look["moved"] = True
     return look

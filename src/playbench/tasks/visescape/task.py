@@ -23,7 +23,7 @@ from playbench.tasks.visescape import metrics as vm
 from playbench.tasks.visescape.engine import ANSWER_ACTION, ANSWER_RE, Engine, GameState, Outcome
 from playbench.tasks.visescape.rooms import load_room, quiz_params, room_ids
 from playbench.tasks.visescape.schema import Room
-from playbench.tasks.visescape.validator import check_room, shortest_path
+from playbench.tasks.visescape.validator import check_room, clues_read, shortest_path
 
 INSTRUCTIONS = (
     "You are playing a room escape game. You stand inside a closed room with four walls (north, east, "
@@ -42,6 +42,7 @@ REPLY_FORMAT = (
 )
 FORMAT_WORDS = re.compile(r"^(?:\[?action\]?\s*[:\-]?\s*)", re.IGNORECASE)
 ROOM_SET = "all"
+ORACLE_STEPS: dict[str, int] = {}  # "room|variant" -> oracle steps of the validated room
 
 
 class VisEscapeConfig(TaskConfig):
@@ -104,7 +105,6 @@ class VisEscapeTask(Task):
     def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
         super().__init__(config, **options)
         self._engine: Engine | None = None
-        self._oracle_cache: dict[str, int] = {}
 
     # --- instances -----------------------------------------------------------------------------
     def instances(self, n: int | None, seed: int) -> list[Instance]:
@@ -127,11 +127,11 @@ class VisEscapeTask(Task):
         room = load_room(room_ref)
         params = quiz_params(room, variant)
         key = f"{room_ref}|{variant}"
-        if key not in self._oracle_cache:
-            self._oracle_cache[key] = check_room(room, params).oracle_steps
+        if key not in ORACLE_STEPS:  # validating a room takes a few breadth-first searches: once per process
+            ORACLE_STEPS[key] = check_room(room, params).oracle_steps
         name = room.id if variant is None else f"{room.id}-v{variant}"
         return VisEscapeInstance(
-            id=name, room=room_ref, variant=variant, quiz_params=params, optimal_steps=self._oracle_cache[key]
+            id=name, room=room_ref, variant=variant, quiz_params=params, optimal_steps=ORACLE_STEPS[key]
         )
 
     # --- episode -------------------------------------------------------------------------------
@@ -167,8 +167,9 @@ class VisEscapeTask(Task):
         self._situations: Counter[tuple[GameState, str]] = Counter()
         self._wrong: dict[str, set[str]] = {}
         self._answers = 0
+        self._read: frozenset[str] = clues_read(self._engine, self._state)  # quizzes whose clue was read
         self._plan: list[str] = []
-        self._plan_states: list[GameState] = []
+        self._plan_states: list[tuple[GameState, frozenset[str]]] = []
 
     def _require(self) -> Engine:
         if self._engine is None:
@@ -297,6 +298,7 @@ class VisEscapeTask(Task):
             if outcome.wrong_answer is not None:
                 self._wrong.setdefault(outcome.lock, set()).add(outcome.wrong_answer)
         self._state = outcome.state
+        self._read = self._read | clues_read(engine, outcome.state)
         feedback = outcome.feedback
         new_cps = [t for t in engine.checkpoints if t in outcome.state.triggers and t not in self._reached_at]
         self._count_step(action, feedback, before, new_cps)
@@ -331,18 +333,21 @@ class VisEscapeTask(Task):
 
     # --- oracle --------------------------------------------------------------------------------
     def oracle_action(self, role: str) -> str | None:
+        """The next move of a shortest escape that reads each clue before answering its lock."""
         engine = self._require()
         if self.done:
             return None
-        if not (self._plan_states and self._plan_states[0] == self._state):
-            path, _ = shortest_path(engine, self._state)
+        here = (self._state, self._read)
+        if not (self._plan_states and self._plan_states[0] == here):
+            path, _ = shortest_path(engine, self._state, read=self._read)
             if path is None:
                 return None
             self._plan, self._plan_states = list(path), []
-            state = self._state
+            state, read = here
             for a in path:
-                self._plan_states.append(state)
+                self._plan_states.append((state, read))
                 state = engine.apply(state, a).state
+                read = read | clues_read(engine, state)
         self._plan_states.pop(0)
         return self._plan.pop(0)
 

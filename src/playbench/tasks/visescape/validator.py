@@ -66,17 +66,39 @@ def clue_exposed(engine: Engine, state: GameState, lock: str) -> bool:
     )
 
 
+def clues_read(engine: Engine, state: GameState) -> frozenset[str]:
+    """Quiz ids whose clue can be read in `state`'s view: the clue item's close-up, or the close-up
+    of a clue receptacle while it shows the clue (wall views draw clues too small to read)."""
+    view = state.view
+    out = set()
+    for quiz in engine.room.quizzes:
+        if view[0] == "item" and view[1] == quiz.clue:
+            out.add(quiz.id)
+        elif view[0] == "rec" and view[1] == quiz.clue:
+            shown = quiz.clue_states is None or engine.rec_state(state, quiz.clue) in quiz.clue_states
+            if shown:
+                out.add(quiz.id)
+    return frozenset(out)
+
+
 def search_actions(
-    engine: Engine, state: GameState, skip_lock: str | None = None, need_clues: bool = False
+    engine: Engine,
+    state: GameState,
+    skip_lock: str | None = None,
+    need_clues: bool = False,
+    read: frozenset[str] | None = None,
 ) -> list[str]:
     """The actions the search tries: the available ones, with the true answer at an open lock
-    (except at `skip_lock`, and, with `need_clues`, at locks whose clue cannot be seen yet)."""
+    (except at `skip_lock`; with `need_clues`, not at locks whose clue cannot be seen anywhere yet;
+    with `read`, only at locks whose quiz is in `read`, i.e. whose clue was looked at up close)."""
     out = []
-    for a in engine.available(state, include_held_views=False):
+    for a in engine.available(state, include_held_views=read is not None):
         if a == ANSWER_ACTION:
             lock = engine.lock_in_view(state)
             assert lock is not None
             if lock == skip_lock or (need_clues and not clue_exposed(engine, state, lock)):
+                continue
+            if read is not None and engine.lock_quiz[lock].id not in read:
                 continue
             a = f"<ANSWER>{engine.answer(lock)}</ANSWER>"
         out.append(a)
@@ -87,8 +109,11 @@ def is_goal(engine: Engine, state: GameState) -> bool:
     return engine.cleared(state) and all(t in state.triggers for t in engine.checkpoints)
 
 
-def escapable_without(engine: Engine, lock: str, max_states: int = MAX_STATES) -> bool:
-    """Whether the door can be reached without ever solving `lock` (then the quiz is optional).
+def escapable_without(
+    engine: Engine, lock: str | None = None, trigger: str | None = None, max_states: int = MAX_STATES
+) -> bool:
+    """Whether the door can be reached without ever solving `lock` / firing `trigger` (then that quiz
+    or checkpoint is optional, not a bottleneck).
 
     Here a lock is only answered while its clue can be seen: an agent cannot know the answer
     otherwise, so a lock that guards another quiz's clue is needed too."""
@@ -101,10 +126,17 @@ def escapable_without(engine: Engine, lock: str, max_states: int = MAX_STATES) -
             return True
         for action in search_actions(engine, state, skip_lock=lock, need_clues=True):
             nxt = engine.apply(state, action).state
+            if trigger is not None and trigger in nxt.triggers:
+                continue
             if nxt not in seen and len(seen) < max_states:
                 seen.add(nxt)
                 queue.append(nxt)
     return False
+
+
+def clue_pickups(room: Room) -> set[str]:
+    """`picked_<clue>` triggers: picking up a clue is progress, though it can also be read where it lies."""
+    return {f"picked_{q.clue}" for q in room.quizzes}
 
 
 def _prefix_length(engine: Engine, state: GameState) -> int | None:
@@ -113,11 +145,20 @@ def _prefix_length(engine: Engine, state: GameState) -> int | None:
     return k if all(t in state.triggers for t in engine.checkpoints[:k]) else None
 
 
+Node = tuple[GameState, frozenset[str]]  # a game state and the quizzes whose clue was read so far
+
+
 def shortest_path(
-    engine: Engine, start: GameState, max_states: int = MAX_STATES, ordered: bool = True
+    engine: Engine,
+    start: GameState,
+    max_states: int = MAX_STATES,
+    ordered: bool = True,
+    read: frozenset[str] = frozenset(),
 ) -> tuple[list[str] | None, int]:
     """Shortest action list from `start` to the goal, and the number of states explored.
 
+    The oracle plays like an informed player: it enters a lock's answer only after it has looked at
+    that quiz's clue up close (`read` holds the quizzes whose clue was already read before `start`).
     With `ordered`, checkpoints must be reached in their listed order (the paper's sequential game
     logic): a move that would reach a later checkpoint first is not taken. A start state whose
     checkpoints are not a prefix of the list (an agent went its own way) is searched unordered.
@@ -126,30 +167,33 @@ def shortest_path(
         return [], 1
     if ordered and _prefix_length(engine, start) is None:
         ordered = False
-    parent: dict[GameState, tuple[GameState, str] | None] = {start: None}
-    queue: deque[GameState] = deque([start])
+    first: Node = (start, read | clues_read(engine, start))
+    parent: dict[Node, tuple[Node, str] | None] = {first: None}
+    queue: deque[Node] = deque([first])
     while queue:
-        state = queue.popleft()
+        node = queue.popleft()
+        state, seen = node
         if engine.cleared(state):
             continue  # the game ends on escaping: no action follows
-        for action in search_actions(engine, state):
+        for action in search_actions(engine, state, read=seen):
             nxt = engine.apply(state, action).state
-            if nxt in parent:
+            nxt_node: Node = (nxt, seen | clues_read(engine, nxt))
+            if nxt_node in parent:
                 continue
             if ordered and nxt.triggers != state.triggers and _prefix_length(engine, nxt) is None:
                 continue
-            parent[nxt] = (state, action)
+            parent[nxt_node] = (node, action)
             if is_goal(engine, nxt):
                 path: list[str] = []
-                node: GameState | None = nxt
-                while node is not None and parent[node] is not None:
-                    prev, act = parent[node]  # type: ignore[misc]
+                back: Node | None = nxt_node
+                while back is not None and parent[back] is not None:
+                    prev, act = parent[back]  # type: ignore[misc]
                     path.append(act)
-                    node = prev
+                    back = prev
                 return path[::-1], len(parent)
             if len(parent) > max_states:
                 return None, len(parent)
-            queue.append(nxt)
+            queue.append(nxt_node)
     return None, len(parent)
 
 
@@ -171,6 +215,12 @@ def check_room(room: Room, quiz_params: dict[str, dict[str, Any]]) -> RoomReport
                 f"quiz {quiz.id!r}: the clue and the lock are both at {lock_home!r}; put the clue elsewhere so the "
                 "agent must associate two places"
             )
+        elif room.receptacle(lock_home).wall == room.receptacle(clue_home).wall:
+            # the paper keeps clue and lock distinctly apart: never seen together in one wall view
+            problems.append(
+                f"quiz {quiz.id!r}: the clue ({clue_home!r}) and the lock ({lock_home!r}) stand on the same "
+                f"{room.receptacle(lock_home).wall} wall; put them on different walls"
+            )
     if problems:
         raise RoomFormatError(f"{room.id}: " + "; ".join(problems))
     engine = Engine(room, quiz_params)
@@ -190,11 +240,20 @@ def check_room(room: Room, quiz_params: dict[str, dict[str, Any]]) -> RoomReport
         for t in engine.checkpoints:
             if t in state.triggers and t not in reached:
                 reached[t] = k
-    optional = [lock for lock in engine.lock_quiz if escapable_without(engine, lock)]
+    optional = [lock for lock in engine.lock_quiz if escapable_without(engine, lock=lock)]
     if optional:
         raise RoomFormatError(
             f"{room.id}: the room can be escaped without solving {', '.join(optional)}; every quiz must lie on "
             "the way out"
+        )
+    # checkpoints are bottlenecks (the paper's definition): the door must stay shut without each one
+    skippable = [
+        t for t in engine.checkpoints if t not in clue_pickups(room) and escapable_without(engine, trigger=t)
+    ]
+    if skippable:
+        raise RoomFormatError(
+            f"{room.id}: the room can be escaped without reaching checkpoint(s) {', '.join(skippable)}; "
+            "every checkpoint (except picking up a clue) must be needed on the way out"
         )
     order = sorted(engine.checkpoints, key=lambda t: reached[t])
     if order != engine.checkpoints:

@@ -17,32 +17,91 @@ from PIL import Image, ImageDraw
 from playbench.core.task import derive_seed
 from playbench.render.draw2d import to_png
 from playbench.tasks.visescape import drawing as dw
-from playbench.tasks.visescape.engine import Engine, GameState, view_wall
+from playbench.tasks.visescape.engine import Engine, GameState, state_words, view_wall
 from playbench.tasks.visescape.quizzes import get_kind
 from playbench.tasks.visescape.schema import Item, Quiz, Receptacle, StateSpec
 
 W, H = 640, 480
-FLOOR_Y = 372
+FLOOR_Y = 418  # wall views: the floor strip below holds the name tags
+CEILING_Y = 40  # wall views: nothing is drawn above this line (the title bar is above it)
+WALL_MARGIN = 14  # wall views: free pixels at the left and right edges
+MAX_WALL_SCALE = 2.1  # a lone small object is enlarged at most this much
 
-# (width, height) in wall-view pixels and whether it hangs on the wall
+# (width, height) at scale 1 and whether it hangs on the wall. Wall views scale every wall so that
+# its furniture fills the picture (largest scale that fits, see `wall_scale`).
 SIZES: dict[str, tuple[float, float, bool]] = {
     "door": (120, 250, False),
     "wardrobe": (140, 250, False),
     "cabinet": (110, 150, False),
     "drawers": (120, 150, False),
     "desk": (160, 120, False),
-    "safe": (100, 100, False),
-    "chest": (130, 80, False),
+    "safe": (115, 115, False),
+    "chest": (140, 90, False),
     "bookshelf": (130, 230, False),
     "painting": (130, 100, True),
-    "clock": (90, 90, True),
+    "clock": (100, 100, True),
     "lamp": (60, 200, False),
     "computer": (140, 150, False),
-    "table": (130, 90, False),
-    "plant": (70, 140, False),
+    "table": (140, 100, False),
+    "plant": (80, 150, False),
     "mirror": (90, 130, True),
     "board": (150, 110, True),
 }
+# Furniture drawn beyond its box in some state, as fractions of its width (left, right) or height
+# (above): swung-open doors, a painting or plant moved aside, items lying on a surface, an open lid.
+SWING: dict[str, tuple[float, float]] = {
+    "door": (0.0, 0.35),
+    "wardrobe": (0.3, 0.3),
+    "cabinet": (0.3, 0.0),
+    "safe": (0.3, 0.0),
+}
+SELF_LIT_KINDS = ("lamp", "computer", "mirror", "painting")  # they show being lit by themselves
+# items that stay in the furniture they are used on (a gem in a socket); tools and keys do not
+INSTALLED_KINDS = ("gem", "bulb", "fuse", "battery", "handle", "coin")
+MOVED_RIGHT: dict[str, float] = {
+    "painting": 0.85,
+    "mirror": 0.85,
+    "board": 0.85,
+    "clock": 0.85,
+    "plant": 0.95,
+}
+ABOVE: dict[str, float] = {"desk": 0.45, "drawers": 0.4, "table": 0.2, "chest": 0.35}
+
+
+def extents(r: Receptacle) -> tuple[float, float, float]:
+    """(left, right, above) overhang of `r` over all its states, as fractions of its size."""
+    left = right = above = 0.0
+    if any(s.open or s.open_parts for s in r.states):
+        left, right = SWING.get(r.kind, (0.0, 0.0))
+        if r.kind == "chest":
+            above = ABOVE["chest"]
+    if any(s.moved for s in r.states):
+        right = max(right, MOVED_RIGHT.get(r.kind, 0.0))
+    if r.kind in ("desk", "drawers", "table"):
+        above = ABOVE[r.kind]
+    if r.kind == "lamp" and any(s.lit for s in r.states):
+        left, right = 0.7, 0.7  # the light cone
+    return left, right, above
+
+
+def wall_scale(recs: list[Receptacle]) -> float:
+    """The largest scale at which all of a wall's furniture fits side by side, overhangs included."""
+    if not recs:
+        return 1.0
+    gap = 18.0
+    widths = 0.0
+    fits = [MAX_WALL_SCALE]
+    for r in recs:
+        bw, bh, hung = SIZES[r.kind]
+        left, right, above = extents(r)
+        widths += bw * (1 + left + right)
+        if hung:
+            fits.append(230 / (bh * (1.3 if r.contains else 1.0)))  # hung pictures stay up on the wall
+        else:
+            fits.append((FLOOR_Y - CEILING_Y) / (bh * (1 + above)))
+    fits.append((W - 2 * WALL_MARGIN - gap * (len(recs) - 1)) / widths)
+    return min(fits)
+
 
 KIND_WORDS: dict[str, str] = {
     "door": "door",
@@ -200,11 +259,13 @@ def draw_receptacle(d: ImageDraw.ImageDraw, r: Receptacle, look: StateSpec, box:
             dy0, dy1 = body[1] + bh * k, body[1] + bh * (k + 1)
             is_open = look.open or k in look.open_parts
             if is_open:
+                # a pulled-out drawer sits a little lower, never below the feet
+                pull = min(bh * 0.25, h * 0.1)
                 tray = (
                     body[0] - (body[2] - body[0]) * 0.08,
-                    dy0 + bh * 0.25,
+                    dy0 + pull,
                     body[2] + (body[2] - body[0]) * 0.08,
-                    dy1 + bh * 0.25,
+                    min(dy1 + pull, y1),
                 )
                 d.rectangle(tray, fill=light, outline=dw.INK, width=lw)
                 inner = (
@@ -226,7 +287,7 @@ def draw_receptacle(d: ImageDraw.ImageDraw, r: Receptacle, look: StateSpec, box:
                     outline=dw.INK,
                 )
                 if look.locked:
-                    _padlock(d, cx + w * 0.15, cy, max(8.0, bh * 0.4))
+                    _padlock(d, cx + w * 0.22, cy, max(8.0, min(bh * 0.4, w * 0.16)))
         spots.mount = (body[0], body[1], body[2], body[1] + bh)
     elif kind == "chest":
         body = (x0, y0 + h * 0.35, x1, y1)
@@ -282,7 +343,7 @@ def draw_receptacle(d: ImageDraw.ImageDraw, r: Receptacle, look: StateSpec, box:
             hole = (x0 + w * 0.2, y0 + h * 0.2, x1 - w * 0.2, y1 - h * 0.2)
             _interior(d, hole)
             spots.compartments[0] = (hole[0] + 3 * s, hole[1] + 3 * s, hole[2] - 3 * s, hole[3] - 3 * s)
-            off = w * 0.55
+            off = w * 0.85  # clear of the hidden compartment it uncovers
             x0, x1 = x0 + off, x1 + off
             y0, y1 = y0 + h * 0.12, y1 + h * 0.12
         if kind == "clock":
@@ -332,10 +393,8 @@ def draw_receptacle(d: ImageDraw.ImageDraw, r: Receptacle, look: StateSpec, box:
         spots.mount = (x0 + w * 0.25, y1 - h * 0.05, x1 - w * 0.25, y1 + h * 0.25)
     elif kind == "lamp":
         cx = (x0 + x1) / 2
-        d.rectangle((cx - 3 * s, y0 + h * 0.3, cx + 3 * s, y1 - h * 0.05), fill=dw.INK)
-        d.ellipse((cx - w * 0.4, y1 - h * 0.06, cx + w * 0.4, y1), fill=dw.INK)
         shade_fill = (255, 230, 120) if look.lit else dw.shade(base, 1.1)
-        if look.lit:
+        if look.lit:  # the light cone first, so the pole and the foot stay visible on it
             d.polygon(
                 [
                     (cx - w * 0.45, y0 + h * 0.3),
@@ -345,7 +404,8 @@ def draw_receptacle(d: ImageDraw.ImageDraw, r: Receptacle, look: StateSpec, box:
                 ],
                 fill=(255, 248, 200),
             )
-            d.rectangle((cx - 3 * s, y0 + h * 0.3, cx + 3 * s, y1 - h * 0.05), fill=dw.INK)
+        d.rectangle((cx - 3 * s, y0 + h * 0.3, cx + 3 * s, y1 - h * 0.05), fill=dw.INK)
+        d.ellipse((cx - w * 0.4, y1 - h * 0.06, cx + w * 0.4, y1), fill=dw.INK)
         d.polygon(
             [
                 (cx - w * 0.25, y0),
@@ -647,15 +707,75 @@ class ViewMaker:
     ) -> None:
         look = self._look(state, r)
         spots = draw_receptacle(d, r, look, box, s)
+        self._draw_state_marks(d, r, look, box, spots, s)
         quiz = self._clue_shown(state, r)
         if quiz is not None and spots.display is not None:
-            self._draw_quiz_clue(d, quiz, spots.display)
+            # a clock's own face carries the clue; other displays get a sheet of paper behind it
+            self._draw_quiz_clue(d, quiz, spots.display, background=r.kind != "clock")
         items = self.engine.visible_items(state, r.id)
         placed = self._place_items(r, items, spots, box, 64.0 if names else 0.0)
         for item, ibox in placed:
             draw_item(d, item, ibox, pressed=self._item_on(state, item))
             if names:
                 dw.label(d, ((ibox[0] + ibox[2]) / 2, ibox[3] + 12), item.id, 15)
+
+    def _draw_state_marks(
+        self, d: ImageDraw.ImageDraw, r: Receptacle, look: StateSpec, box: dw.Box, spots: Spots, s: float
+    ) -> None:
+        """State cues the furniture drawing itself has no picture for, so no state change goes unseen:
+        screws on a screwed front, an indicator light for on/off states, an installed item."""
+        x0, y0, x1, y1 = box
+        w, h = x1 - x0, y1 - y0
+        if look.screwed:
+            r_screw = max(3.0, min(w, h) * 0.045)
+            for cx, cy in ((x0 + w * 0.1, y0 + h * 0.1), (x1 - w * 0.1, y0 + h * 0.1)):
+                for yy in (cy, y1 - (cy - y0)):
+                    d.ellipse(
+                        (cx - r_screw, yy - r_screw, cx + r_screw, yy + r_screw),
+                        fill=dw.rgb("silver"),
+                        outline=dw.INK,
+                        width=max(1, int(s)),
+                    )
+                    d.line(
+                        (cx - r_screw * 0.7, yy, cx + r_screw * 0.7, yy), fill=dw.INK, width=max(1, int(s))
+                    )
+        if r.kind in ("mirror", "painting") and look.lit:  # lit up: a glowing rim
+            glow = {"outline": (255, 214, 60), "width": max(3, int(4 * s))}
+            if r.kind == "painting":
+                d.rectangle(box, **glow)
+            else:
+                d.ellipse(box, **glow)
+        if r.kind not in SELF_LIT_KINDS and any(st.lit for st in r.states):
+            r_led = max(4.0, min(w, h) * 0.05)
+            cx, cy = x1 - r_led * 1.6, y0 + r_led * 1.6
+            d.ellipse(
+                (cx - r_led, cy - r_led, cx + r_led, cy + r_led),
+                fill=(40, 220, 90) if look.lit else (70, 70, 70),
+                outline=dw.INK,
+                width=max(1, int(s)),
+            )
+        shown_otherwise = look.locked or look.open or look.open_parts or look.lit or look.moved
+        if not shown_otherwise:
+            placed = [
+                self.engine.items[t.item]
+                for t in self.engine.transitions[r.id]
+                if t.action == "use"
+                and t.consume
+                and t.to == look.name
+                and t.item is not None
+                and self.engine.items[t.item].kind in INSTALLED_KINDS
+            ]
+            if placed:
+                size = min(w, h) * 0.32
+                area = spots.mount or box
+                cx, cy = (area[0] + area[2]) / 2, (area[1] + area[3]) / 2
+                d.ellipse(
+                    (cx - size * 0.62, cy - size * 0.62, cx + size * 0.62, cy + size * 0.62),
+                    fill=(45, 40, 38),
+                    outline=dw.INK,
+                    width=max(1, int(s)),
+                )
+                draw_item(d, placed[0], (cx - size / 2, cy - size / 2, cx + size / 2, cy + size / 2))
 
     def _item_on(self, state: GameState, item: Item) -> bool:
         if item.kind == "lock":
@@ -712,31 +832,48 @@ class ViewMaker:
         dw.text(d, (W / 2, 13), words, font_size, (240, 240, 240))
 
     # --- the three views -------------------------------------------------------------------------
-    def wall_layout(self, state: GameState, wall: str) -> list[tuple[Receptacle, dw.Box]]:
+    def wall_layout(self, state: GameState, wall: str) -> tuple[float, list[tuple[Receptacle, dw.Box]]]:
+        """The wall's scale and each visible receptacle's box, spread evenly over the wall's width.
+
+        The scale depends only on which receptacles are visible (not their states), so opening or
+        moving something never resizes the wall."""
         recs = self.engine.visible_receptacles(state, wall)
         if not recs:
-            return []
-        slot = (W - 40) / len(recs)
+            return 1.0, []
+        scale = wall_scale(recs)
+        spans = []
+        for r in recs:
+            bw, _, _ = SIZES[r.kind]
+            left, right, _ = extents(r)
+            spans.append((bw * scale * left, bw * scale, bw * scale * right))
+        used = sum(a + b + c for a, b, c in spans)
+        gap = (W - 2 * WALL_MARGIN - used) / (len(recs) + 1)
+        x = WALL_MARGIN + gap
         out = []
-        for k, r in enumerate(recs):
-            bw, bh, hung = SIZES[r.kind]
-            scale = min(1.0, (slot * 0.78) / bw)
-            bw, bh = bw * scale, bh * scale
-            cx = 20 + slot * (k + 0.5)
+        for r, (left, width, right) in zip(recs, spans, strict=True):
+            _, bh, hung = SIZES[r.kind]
+            bh *= scale
+            x0 = x + left
             if hung:
-                out.append((r, (cx - bw / 2, 70, cx + bw / 2, 70 + bh)))
+                top = CEILING_Y + 12
+                out.append((r, (x0, top, x0 + width, top + bh)))
             else:
-                out.append((r, (cx - bw / 2, FLOOR_Y - bh, cx + bw / 2, FLOOR_Y)))
-        return out
+                out.append((r, (x0, FLOOR_Y - bh, x0 + width, FLOOR_Y)))
+            x = x0 + width + right + gap
+        return scale, out
 
     def wall_image(self, state: GameState, wall: str) -> Image.Image:
         img, d = self._canvas(wall)
-        layout = self.wall_layout(state, wall)
+        scale, layout = self.wall_layout(state, wall)
         for r, box in layout:
-            self._draw_receptacle(d, state, r, box, 1.0, names=False)
+            self._draw_receptacle(d, state, r, box, scale, names=False)
         for r, box in layout:
-            y = FLOOR_Y + 22 if not SIZES[r.kind][2] else box[3] + 16
-            dw.label(d, ((box[0] + box[2]) / 2, y), r.id, 14)
+            y = FLOOR_Y + 24 if not SIZES[r.kind][2] else box[3] + 16
+            if SIZES[r.kind][2] and self.engine.visible_items(state, r.id):  # below the items it shows
+                y += (box[3] - box[1]) * 0.3
+            if SIZES[r.kind][2] and self._look(state, r).moved:  # a picture moved aside hangs lower
+                y += (box[3] - box[1]) * 0.12
+            dw.label(d, ((box[0] + box[2]) / 2, y), r.id, 16)
         if not layout:
             dw.text(d, (W / 2, H / 2), "(bare wall)", 18, (90, 90, 90))
         self._title(d, f"{wall.upper()} WALL - {self.room.title}")
@@ -748,12 +885,14 @@ class ViewMaker:
         bw, bh, hung = SIZES[r.kind]
         # surfaces leave room above them for the items they hold
         room_above = 90 if r.kind in ("desk", "drawers", "chest", "table") else 0
-        scale = min((330 - room_above) / bh, 480 / bw)
+        # hung furniture shows its items (and their name tags) just below it
+        below = 0.45 if hung and r.contains else 0.0
+        scale = min((365 - room_above) / (bh * (1 + below)), 440 / bw)
         if self._look(state, r).moved and r.kind in ("painting", "mirror", "board", "clock", "plant"):
             scale *= 0.7
         bw, bh = bw * scale, bh * scale
         cx = W / 2 - (bw * 0.3 if self._look(state, r).moved else 0)
-        bottom = 430 if not hung else 60 + room_above + bh + 20
+        bottom = 445 if not hung else 60 + room_above + bh + 20
         box = (cx - bw / 2, bottom - bh, cx + bw / 2, bottom)
         self._draw_receptacle(d, state, r, box, scale, names=True)
         shown = f" ({self._state_words(state, r)})" if len(r.states) > 1 else ""
@@ -839,7 +978,7 @@ class ViewMaker:
 
     # --- captions --------------------------------------------------------------------------------
     def _state_words(self, state: GameState, r: Receptacle) -> str:
-        return self.engine.rec_state(state, r.id).replace("_", " ")
+        return state_words(r, self.engine.rec_state(state, r.id))
 
     def _rec_phrase(self, state: GameState, r: Receptacle, detailed: bool) -> str:
         look = self._look(state, r)
