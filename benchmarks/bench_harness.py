@@ -55,7 +55,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_once(task: str, episodes: int, concurrency: int, base_url: str, tmp: str, name: str) -> tuple[int, float, float]:
+def run_once(
+    task: str, episodes: int, concurrency: int, base_url: str, tmp: str, name: str
+) -> tuple[int, float, float]:
     cfg = RunConfig(
         [task],
         {"*": AgentSpec("llm", "openai:scripted")},
@@ -85,9 +87,19 @@ def main() -> None:
 
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "playbench.testing.scripted_server", "--port", str(port),
-         "--reply", REPLY, "--latency", str(args.latency)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "playbench.testing.scripted_server",
+            "--port",
+            str(port),
+            "--reply",
+            REPLY,
+            "--latency",
+            str(args.latency),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
@@ -98,12 +110,18 @@ def main() -> None:
             except OSError:
                 time.sleep(0.05)
         with tempfile.TemporaryDirectory() as tmp:
-            steps, wall, cpu_http = run_once(args.task, args.episodes, args.concurrency, base_url, tmp, "http")
+            steps, wall, cpu_http = run_once(
+                args.task, args.episodes, args.concurrency, base_url, tmp, "http"
+            )
             cpu = cpu_http
             rate = steps / wall
-            print(f"HTTP (openai SDK, server in its own process): {steps} steps in {wall:.2f} s, "
-                  f"client CPU {1000 * cpu / steps:.2f} ms/step")
-            print(f"  step rate {rate:.0f}/s vs ideal {ideal:.0f}/s: {100 * rate / ideal:.1f}% (target >= 90%)")
+            print(
+                f"HTTP (openai SDK, server in its own process): {steps} steps in {wall:.2f} s, "
+                f"client CPU {1000 * cpu / steps:.2f} ms/step"
+            )
+            print(
+                f"  step rate {rate:.0f}/s vs ideal {ideal:.0f}/s: {100 * rate / ideal:.1f}% (target >= 90%)"
+            )
 
             original = ModelPool.get
             ModelPool.get = lambda self, spec: SleepingModel(args.latency)  # type: ignore[method-assign]
@@ -112,12 +130,18 @@ def main() -> None:
             finally:
                 ModelPool.get = original  # type: ignore[method-assign]
             rate = steps / wall
-            print(f"in process (model sleeps, no SDK): {steps} steps in {wall:.2f} s, "
-                  f"playbench CPU {1000 * cpu / steps:.3f} ms/step")
-            print(f"  step rate {rate:.0f}/s vs ideal {ideal:.0f}/s: {100 * rate / ideal:.1f}% (target >= 90%)")
+            print(
+                f"in process (model sleeps, no SDK): {steps} steps in {wall:.2f} s, "
+                f"playbench CPU {1000 * cpu / steps:.3f} ms/step"
+            )
+            print(
+                f"  step rate {rate:.0f}/s vs ideal {ideal:.0f}/s: {100 * rate / ideal:.1f}% (target >= 90%)"
+            )
         sdk = (cpu_http - cpu) / steps
-        print(f"SDK + HTTP stack CPU per request: {1000 * sdk:.2f} ms (the difference); with it one process can "
-              f"make at most {1 / (sdk + cpu / steps):.0f} steps/s, {100 / (sdk + cpu / steps) / ideal:.0f}% of the ideal")
+        print(
+            f"SDK + HTTP stack CPU per request: {1000 * sdk:.2f} ms (the difference); with it one process can "
+            f"make at most {1 / (sdk + cpu / steps):.0f} steps/s, {100 / (sdk + cpu / steps) / ideal:.0f}% of the ideal"
+        )
     finally:
         server.terminate()
         server.wait()

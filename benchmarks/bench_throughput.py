@@ -92,7 +92,9 @@ def free_port() -> int:
 def measure(mode: str, concurrency: int, latency: float, base_url: str, jitter: float = 0.0) -> dict:
     out = subprocess.run(
         [sys.executable, __file__, "--one", mode, str(concurrency), str(latency), base_url, str(jitter)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -101,7 +103,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--latency", type=float, default=0.1)
     ap.add_argument("--levels", default="1,8,32,128,256")
-    ap.add_argument("--jitter", type=float, default=0.2, help="± fraction of latency for the extra in-process run")
+    ap.add_argument(
+        "--jitter", type=float, default=0.2, help="± fraction of latency for the extra in-process run"
+    )
     ap.add_argument("--one", nargs=5, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -112,9 +116,19 @@ def main() -> None:
     levels = [int(x) for x in args.levels.split(",")]
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "playbench.testing.scripted_server", "--port", str(port), "--reply", REPLY,
-         "--latency", str(args.latency)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "playbench.testing.scripted_server",
+            "--port",
+            str(port),
+            "--reply",
+            REPLY,
+            "--latency",
+            str(args.latency),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
@@ -126,12 +140,18 @@ def main() -> None:
                 time.sleep(0.05)
         runs = (
             ("memory", 0.0, "in process (model sleeps; playbench only)"),
-            ("memory", args.jitter, f"in process, latency jittered ±{100 * args.jitter:.0f}% (episodes fall out of step)"),
+            (
+                "memory",
+                args.jitter,
+                f"in process, latency jittered ±{100 * args.jitter:.0f}% (episodes fall out of step)",
+            ),
             ("http", 0.0, "over HTTP (openai SDK, scripted server in its own process)"),
         )
         for mode, jitter, title in runs:
             print(f"\n{title}, latency {1000 * args.latency:.0f} ms")
-            print(f"{'conc':>5} {'steps/s':>9} {'ideal':>7} {'ratio':>7} {'CPU/step':>9} {'MB/episode':>11}  errors")
+            print(
+                f"{'conc':>5} {'steps/s':>9} {'ideal':>7} {'ratio':>7} {'CPU/step':>9} {'MB/episode':>11}  errors"
+            )
             base_rss = None
             for conc in levels:
                 m = measure(mode, conc, args.latency, base_url, jitter)
@@ -142,8 +162,10 @@ def main() -> None:
                 flag = ""
                 if conc == 128:
                     flag = "  <- goal >= 95%" + (" ok" if rate / ideal >= 0.95 else " MISSED")
-                print(f"{conc:>5} {rate:>9.0f} {ideal:>7.0f} {100 * rate / ideal:>6.1f}% "
-                      f"{1000 * m['cpu'] / m['steps']:>7.2f}ms {per_episode:>10.2f}  {m['errors']}{flag}")
+                print(
+                    f"{conc:>5} {rate:>9.0f} {ideal:>7.0f} {100 * rate / ideal:>6.1f}% "
+                    f"{1000 * m['cpu'] / m['steps']:>7.2f}ms {per_episode:>10.2f}  {m['errors']}{flag}"
+                )
     finally:
         server.terminate()
         server.wait()

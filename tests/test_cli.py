@@ -68,7 +68,15 @@ def test_instances_prints_jsonl(capsys):
 def test_list_shows_tasks_agents_providers(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
-    for needle in ("ivispar/sgp", "toy/walk", "random", "oracle", "replay:FILE", "openai:MODEL", "anthropic:MODEL"):
+    for needle in (
+        "ivispar/sgp",
+        "toy/walk",
+        "random",
+        "oracle",
+        "replay:FILE",
+        "openai:MODEL",
+        "anthropic:MODEL",
+    ):
         assert needle in out
 
 
@@ -102,7 +110,10 @@ def test_play_reads_a_human_from_stdin(tmp_path):
     feed = "jump\n" + (move + "\n") * steps
     done = subprocess.run(
         [sys.executable, "-c", code, "play", "toy/walk", "--out", str(out)],
-        input=feed, capture_output=True, text=True, timeout=60,
+        input=feed,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     (rec,) = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]

@@ -61,7 +61,9 @@ def test_observations_are_deterministic(spec):
             assert t1.step(move).validity == t2.step(move).validity
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if s.load_class().oracle_action is not Task.oracle_action], ids=lambda s: s.id)
+@pytest.mark.parametrize(
+    "spec", [s for s in SPECS if s.load_class().oracle_action is not Task.oracle_action], ids=lambda s: s.id
+)
 def test_oracle_solves_every_default_instance_in_optimal_steps(spec):
     task = make(spec)
     for inst in task.instances(None, 0):
@@ -98,7 +100,12 @@ def _state(task: Task) -> tuple:
 
 @pytest.mark.parametrize("spec", SPECS, ids=IDS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.one_of(st.text(max_size=200), st.sampled_from(["", "action:", "ACTION: move", "move", "\x00", "action: " * 50])))
+@given(
+    text=st.one_of(
+        st.text(max_size=200),
+        st.sampled_from(["", "action:", "ACTION: move", "move", "\x00", "action: " * 50]),
+    )
+)
 def test_fuzzed_actions_get_feedback_and_unparseable_ones_change_nothing(spec, text):
     task = make(spec)
     task.reset(task.instances(1, 0)[0])
@@ -108,7 +115,9 @@ def test_fuzzed_actions_get_feedback_and_unparseable_ones_change_nothing(spec, t
     if result.validity in (Validity.UNPARSEABLE, Validity.INVALID):
         after = task.observe(task.current_role())
         # the state part of the observation is unchanged (feedback and step counters may differ)
-        assert [i.png for i in after.images if i.label == "goal"] == [i.png for i in before.images if i.label == "goal"]
+        assert [i.png for i in after.images if i.label == "goal"] == [
+            i.png for i in before.images if i.label == "goal"
+        ]
         assert after.legal_actions == before.legal_actions
 
 

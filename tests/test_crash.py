@@ -20,15 +20,36 @@ VOLATILE = {"duration_s"}
 
 
 def command(out: Path) -> list[str]:
-    return [sys.executable, "-c", CODE, "run", "toy/walk", "--agent", "random", "--episodes", "30", "--seed", "5",
-            "--out", str(out), "--set", "step_delay=0.004", "--set", "max_steps=8", "--concurrency", "4"]
+    return [
+        sys.executable,
+        "-c",
+        CODE,
+        "run",
+        "toy/walk",
+        "--agent",
+        "random",
+        "--episodes",
+        "30",
+        "--seed",
+        "5",
+        "--out",
+        str(out),
+        "--set",
+        "step_delay=0.004",
+        "--set",
+        "max_steps=8",
+        "--concurrency",
+        "4",
+    ]
 
 
 def records(out: Path) -> dict:
     recs = {}
     for line in (out / "episodes.jsonl").read_text().splitlines():
         rec = json.loads(line)
-        recs[(rec["task"], rec["instance_id"], rec["trial"])] = {k: v for k, v in rec.items() if k not in VOLATILE}
+        recs[(rec["task"], rec["instance_id"], rec["trial"])] = {
+            k: v for k, v in rec.items() if k not in VOLATILE
+        }
     return recs
 
 
@@ -44,8 +65,9 @@ def test_repeated_sigkill_and_resume_matches_an_uninterrupted_run(tmp_path):
     rng = random.Random(11)
     kills = 0
     for _ in range(6):
-        proc = subprocess.Popen(command(killed), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            command(killed), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
         time.sleep(rng.uniform(0.3, 1.2))  # imports take part of this, so some kills land before any episode
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -63,5 +85,7 @@ def test_repeated_sigkill_and_resume_matches_an_uninterrupted_run(tmp_path):
     assert len(lines) == len(set(lines)) == 30  # every episode exactly once, the torn line gone
     assert records(killed) == records(clean)
     assert trajectories(killed) == trajectories(clean)
-    summary = {k: json.loads((d / "summary.json").read_text())["tasks"] for k, d in (("a", clean), ("b", killed))}
+    summary = {
+        k: json.loads((d / "summary.json").read_text())["tasks"] for k, d in (("a", clean), ("b", killed))
+    }
     assert summary["a"] == summary["b"]

@@ -28,7 +28,13 @@ HOLD = 1.0  # a "timeout" fault holds its request this long: well past CLIENT_TI
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
+    for name in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_AUTH_TOKEN",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -130,8 +136,15 @@ def test_each_fault_on_the_wire(protocol):
     assert s9 == 400  # the single scripted reply is used up: faults never consumed it
     assert served == 1
     assert log == [
-        ("429", 429), ("429", 429), ("truncated", 200), ("empty_choices", 200), ("no_action", 200),
-        ("drop", 0), (None, 200), ("503", 503), (None, 400),
+        ("429", 429),
+        ("429", 429),
+        ("truncated", 200),
+        ("empty_choices", 200),
+        ("no_action", 200),
+        ("drop", 0),
+        (None, 200),
+        ("503", 503),
+        (None, 400),
     ]
 
 
@@ -144,7 +157,11 @@ def test_timeout_fault_holds_then_closes_and_stop_releases_it():
     # a long hold does not keep stop() waiting
     srv = ScriptedServer("x", faults=["timeout"], fault_hold=60).start()
     conn = http.client.HTTPConnection(srv.host, srv.port, timeout=10)
-    conn.request("POST", "/v1/chat/completions", json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}))
+    conn.request(
+        "POST",
+        "/v1/chat/completions",
+        json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}),
+    )
     while not srv.log:
         time.sleep(0.01)
     start = time.perf_counter()
@@ -285,7 +302,9 @@ async def test_429_without_retry_after_backs_off_exponentially(provider, monkeyp
 
 
 async def test_429_retry_after_is_honoured_and_capped(provider):
-    with ScriptedServer("ok", faults=[ScriptedFailure(429, retry_after=0.3), ScriptedFailure(429, retry_after=30)]) as srv:
+    with ScriptedServer(
+        "ok", faults=[ScriptedFailure(429, retry_after=0.3), ScriptedFailure(429, retry_after=30)]
+    ) as srv:
         model = model_for(srv, provider, max_retries=2)
         model.retry_max_delay = 0.2
         seen = spy_backoff(model)
@@ -322,17 +341,30 @@ def test_faults_in_a_run_become_retries_errors_and_unparseable_steps(tmp_path):
     # With concurrency 1 the episodes run in order: walk-0-0 (1 move), walk-0-1 (3), walk-0-2 (1),
     # walk-0-3 (2), so each fault below lands in a known episode. max_retries=1: one retry a call.
     faults = [
-        ScriptedFailure(429, retry_after=0.01), None,  # walk-0-0: 1 retry
-        "drop", None, "no_action", None, "truncated", None,  # walk-0-1: 2 retries, 1 unparseable step
-        500, 503,  # walk-0-2: both attempts fail -> episode error
-        "empty_choices", None, "timeout", None,  # walk-0-3: 2 retries
+        ScriptedFailure(429, retry_after=0.01),
+        None,  # walk-0-0: 1 retry
+        "drop",
+        None,
+        "no_action",
+        None,
+        "truncated",
+        None,  # walk-0-1: 2 retries, 1 unparseable step
+        500,
+        503,  # walk-0-2: both attempts fail -> episode error
+        "empty_choices",
+        None,
+        "timeout",
+        None,  # walk-0-3: 2 retries
     ]
     out = tmp_path / "faults"
     with ScriptedServer(walker, faults=faults, fault_hold=HOLD) as srv:
         asyncio.run(
             execute(
                 RunConfig(
-                    ["toy/walk"], {"*": AgentSpec("llm", "openai:s")}, str(out), episodes=4,
+                    ["toy/walk"],
+                    {"*": AgentSpec("llm", "openai:s")},
+                    str(out),
+                    episodes=4,
                     models=ModelSettings(
                         base_url=srv.base_url, max_retries=1, retry_base_delay=0.01, timeout=CLIENT_TIMEOUT
                     ),
@@ -341,9 +373,7 @@ def test_faults_in_a_run_become_retries_errors_and_unparseable_steps(tmp_path):
         )
         seen = len(srv.requests)
     assert seen == len(faults)  # every fault was served, and no request more
-    recs = {
-        r["instance_id"]: r for r in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())
-    }
+    recs = {r["instance_id"]: r for r in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())}
     assert sorted(recs) == ["walk-0-0", "walk-0-1", "walk-0-2", "walk-0-3"]
 
     failed = recs.pop("walk-0-2")

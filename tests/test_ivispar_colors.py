@@ -21,7 +21,9 @@ def first_current_image(task):
 def test_color_rgb_recolours_a_named_colour(modality):
     magenta = (255, 0, 255)
     plain = first_current_image(make_task("ivispar/sgp", modality=modality))
-    recoloured = first_current_image(make_task("ivispar/sgp", modality=modality, color_rgb={"red": list(magenta)}))
+    recoloured = first_current_image(
+        make_task("ivispar/sgp", modality=modality, color_rgb={"red": list(magenta)})
+    )
     assert plain != recoloured
     pixels = colours(recoloured)
     assert magenta in pixels or any(abs(r - 255) + g + abs(b - 255) < 60 for r, g, b in pixels)
@@ -30,7 +32,11 @@ def test_color_rgb_recolours_a_named_colour(modality):
 
 @pytest.mark.parametrize(
     "value, needle",
-    [({"teal": [0, 128, 128]}, "unknown color 'teal'"), ({"red": [1, 2]}, "three integers"), ("red", "object")],
+    [
+        ({"teal": [0, 128, 128]}, "unknown color 'teal'"),
+        ({"red": [1, 2]}, "three integers"),
+        ("red", "object"),
+    ],
 )
 def test_color_rgb_errors(value, needle):
     with pytest.raises(ConfigError, match=needle):

@@ -36,7 +36,9 @@ def grid(config: SGPConfig, n: int, seed: int) -> list[SGPInstance]:
         rep, k = divmod(idx, len(cells))
         g, length = cells[k]
         out.append(
-            make_instance(board, config.colors, config.shapes, g, length, seed, rep, interference=config.interference)
+            make_instance(
+                board, config.colors, config.shapes, g, length, seed, rep, interference=config.interference
+            )
         )
     return out
 

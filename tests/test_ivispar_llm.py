@@ -33,8 +33,24 @@ def records(out):
 def test_text_modality_llm_run_solves_with_usage(tmp_path):
     out = tmp_path / "text"
     with ScriptedServer(optimal_reply) as srv:
-        code = main(["run", "ivispar/sgp", "--agent", "llm", "--model", "openai:scripted", "--base-url", srv.base_url,
-                     "--episodes", "12", "--concurrency", "4", "--out", str(out)])
+        code = main(
+            [
+                "run",
+                "ivispar/sgp",
+                "--agent",
+                "llm",
+                "--model",
+                "openai:scripted",
+                "--base-url",
+                srv.base_url,
+                "--episodes",
+                "12",
+                "--concurrency",
+                "4",
+                "--out",
+                str(out),
+            ]
+        )
         n_requests = len(srv.requests)
         system = srv.requests[0]["messages"][0]["content"]
     assert code == 0
@@ -51,8 +67,24 @@ def test_text_modality_llm_run_solves_with_usage(tmp_path):
 def test_2d_modality_sends_png_data_uris_with_past_window(tmp_path):
     out = tmp_path / "2d"
     with ScriptedServer(["Hmm.\naction: move green cube up"], cycle=True) as srv:
-        code = main(["run", "ivispar/sgp-2d", "--agent", "llm", "--model", "openai:scripted", "--base-url",
-                     srv.base_url, "--episodes", "1", "--set", "max_steps=4", "--out", str(out)])
+        code = main(
+            [
+                "run",
+                "ivispar/sgp-2d",
+                "--agent",
+                "llm",
+                "--model",
+                "openai:scripted",
+                "--base-url",
+                srv.base_url,
+                "--episodes",
+                "1",
+                "--set",
+                "max_steps=4",
+                "--out",
+                str(out),
+            ]
+        )
         bodies = list(srv.requests)
     assert code == 0
     image_counts = []
@@ -74,8 +106,24 @@ def test_2d_modality_sends_png_data_uris_with_past_window(tmp_path):
 def test_3d_modality_llm_run(tmp_path):
     out = tmp_path / "3d"
     with ScriptedServer(["Looking.\naction: move red cube up"], cycle=True) as srv:
-        code = main(["run", "ivispar/sgp-3d", "--agent", "llm", "--model", "openai:scripted", "--base-url",
-                     srv.base_url, "--episodes", "2", "--set", "max_steps=2", "--out", str(out)])
+        code = main(
+            [
+                "run",
+                "ivispar/sgp-3d",
+                "--agent",
+                "llm",
+                "--model",
+                "openai:scripted",
+                "--base-url",
+                srv.base_url,
+                "--episodes",
+                "2",
+                "--set",
+                "max_steps=2",
+                "--out",
+                str(out),
+            ]
+        )
         bodies = list(srv.requests)
     assert code == 0 and len(bodies) == 4
     for body in bodies:
@@ -87,8 +135,22 @@ def test_3d_modality_llm_run(tmp_path):
 def test_board_inference_llm_run_is_scored(tmp_path):
     out = tmp_path / "inf"
     with ScriptedServer(["I see it.\nSolution: a1 red cube, b2 blue sphere"], cycle=True) as srv:
-        code = main(["run", "ivispar/board-inference", "--agent", "llm", "--model", "openai:scripted",
-                     "--base-url", srv.base_url, "--episodes", "3", "--out", str(out)])
+        code = main(
+            [
+                "run",
+                "ivispar/board-inference",
+                "--agent",
+                "llm",
+                "--model",
+                "openai:scripted",
+                "--base-url",
+                srv.base_url,
+                "--episodes",
+                "3",
+                "--out",
+                str(out),
+            ]
+        )
     assert code == 0
     for r in records(out):
         m = r["metrics"]
@@ -100,9 +162,24 @@ def test_anthropic_receives_base64_image_blocks(tmp_path, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-real")
     out = tmp_path / "claude2d"
     with ScriptedServer(["action: move red cube up"], cycle=True) as srv:
-        code = main(["run", "ivispar/sgp-2d", "--agent", "llm", "--model", "anthropic:scripted",
-                     "--base-url", srv.anthropic_base_url, "--episodes", "1", "--set", "max_steps=2",
-                     "--out", str(out)])
+        code = main(
+            [
+                "run",
+                "ivispar/sgp-2d",
+                "--agent",
+                "llm",
+                "--model",
+                "anthropic:scripted",
+                "--base-url",
+                srv.anthropic_base_url,
+                "--episodes",
+                "1",
+                "--set",
+                "max_steps=2",
+                "--out",
+                str(out),
+            ]
+        )
         body = srv.requests[0]
     assert code == 0
     blocks = [b for b in body["messages"][-1]["content"] if b["type"] == "image"]
@@ -115,9 +192,26 @@ def test_stp_llm_run_in_each_modality(tmp_path):
     for modality in ("text", "2d", "3d"):
         out = tmp_path / f"stp-{modality}"
         with ScriptedServer(["Slide it.\naction: move 15 left"], cycle=True) as srv:
-            code = main(["run", "ivispar/stp", "--agent", "llm", "--model", "openai:scripted", "--base-url",
-                         srv.base_url, "--episodes", "1", "--set", f"modality={modality}", "--set", "max_steps=2",
-                         "--out", str(out)])
+            code = main(
+                [
+                    "run",
+                    "ivispar/stp",
+                    "--agent",
+                    "llm",
+                    "--model",
+                    "openai:scripted",
+                    "--base-url",
+                    srv.base_url,
+                    "--episodes",
+                    "1",
+                    "--set",
+                    f"modality={modality}",
+                    "--set",
+                    "max_steps=2",
+                    "--out",
+                    str(out),
+                ]
+            )
             body = srv.requests[-1]
         assert code == 0
         (rec,) = records(out)

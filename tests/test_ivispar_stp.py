@@ -110,12 +110,24 @@ def test_valid_moves_are_classified_by_true_distance():
     [
         ("action: move 7 up", Validity.INVALID, "not_adjacent", "actions_not_adjacent", "holds tile 3"),
         # 11 is next to the blank (c2) but moving up does not lead into it
-        ("action: move 11 up", Validity.INVALID, "not_adjacent", "actions_not_adjacent", "empty cell, which is c2"),
+        (
+            "action: move 11 up",
+            Validity.INVALID,
+            "not_adjacent",
+            "actions_not_adjacent",
+            "empty cell, which is c2",
+        ),
         ("action: move 4 up", Validity.INVALID, "out_of_bounds", "actions_out_of_bounds", "leave the board"),
         ("action: move 1 left", Validity.INVALID, "out_of_bounds", "actions_out_of_bounds", "a4"),
         ("action: move 16 left", Validity.INVALID, "unknown_tile", "actions_illegal", "numbered 1 to 15"),
         ("action: move 0 left", Validity.INVALID, "unknown_tile", "actions_illegal", "no tile 0"),
-        ("action: move 9999999999 up", Validity.INVALID, "unknown_tile", "actions_illegal", "no tile 999999..."),
+        (
+            "action: move 9999999999 up",
+            Validity.INVALID,
+            "unknown_tile",
+            "actions_illegal",
+            "no tile 999999...",
+        ),
         ("I give up", Validity.UNPARSEABLE, "format", "actions_illegal", "no 'move'"),
         ("action: move seven up", Validity.UNPARSEABLE, "format", "actions_illegal", "one tile number"),
     ],

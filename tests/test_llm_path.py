@@ -26,15 +26,35 @@ def test_openai_llm_run_records_usage_and_trajectory(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     out = tmp_path / "llm"
     with ScriptedServer(walker) as srv:
-        code = main(["run", "toy/walk", "--agent", "llm", "--model", "openai:scripted", "--base-url", srv.base_url,
-                     "--episodes", "4", "--out", str(out), "--concurrency", "2"])
+        code = main(
+            [
+                "run",
+                "toy/walk",
+                "--agent",
+                "llm",
+                "--model",
+                "openai:scripted",
+                "--base-url",
+                srv.base_url,
+                "--episodes",
+                "4",
+                "--out",
+                str(out),
+                "--concurrency",
+                "2",
+            ]
+        )
         assert code == 0
         bodies = list(srv.requests)
     recs = records(out)
     assert len(recs) == 4 and all(r["success"] and r["error"] is None for r in recs)
     for r in recs:
         assert r["model"] == "openai:scripted"
-        assert r["usage"]["calls"] == r["steps"] and r["usage"]["input_tokens"] > 0 and r["usage"]["output_tokens"] > 0
+        assert (
+            r["usage"]["calls"] == r["steps"]
+            and r["usage"]["input_tokens"] > 0
+            and r["usage"]["output_tokens"] > 0
+        )
         steps = [json.loads(x) for x in (out / r["trajectory"]).read_text().splitlines()]
         assert all(s["raw_output"].startswith("I am at") for s in steps)
     assert sum(r["steps"] for r in recs) == len(bodies)
@@ -49,8 +69,22 @@ def test_anthropic_llm_run(tmp_path, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-real")
     out = tmp_path / "claude"
     with ScriptedServer(walker) as srv:
-        code = main(["run", "toy/walk", "--agent", "llm", "--model", "anthropic:scripted-claude",
-                     "--base-url", srv.anthropic_base_url, "--episodes", "2", "--out", str(out)])
+        code = main(
+            [
+                "run",
+                "toy/walk",
+                "--agent",
+                "llm",
+                "--model",
+                "anthropic:scripted-claude",
+                "--base-url",
+                srv.anthropic_base_url,
+                "--episodes",
+                "2",
+                "--out",
+                str(out),
+            ]
+        )
         bodies = list(srv.requests)
     assert code == 0
     assert all(r["success"] for r in records(out))
@@ -61,8 +95,12 @@ def test_anthropic_llm_run(tmp_path, monkeypatch):
 def test_history_window_keeps_last_k_exchanges(tmp_path):
     with ScriptedServer(["action: bogus"], cycle=True) as srv:
         cfg = RunConfig(
-            ["toy/walk"], {"*": AgentSpec("llm", "openai:s", {"history": 2})}, str(tmp_path / "h"),
-            episodes=2, task_options={"max_steps": 5}, models=ModelSettings(base_url=srv.base_url),
+            ["toy/walk"],
+            {"*": AgentSpec("llm", "openai:s", {"history": 2})},
+            str(tmp_path / "h"),
+            episodes=2,
+            task_options={"max_steps": 5},
+            models=ModelSettings(base_url=srv.base_url),
             instance_ids=["walk-0-1"],
         )
         asyncio.run(execute(cfg))
@@ -74,8 +112,11 @@ def test_history_window_keeps_last_k_exchanges(tmp_path):
 def test_no_cot_adds_the_bare_answer_instruction(tmp_path):
     with ScriptedServer(["action: right"], cycle=True) as srv:
         cfg = RunConfig(
-            ["toy/walk"], {"*": AgentSpec("llm", "openai:s", {"cot": False})}, str(tmp_path / "c"),
-            episodes=1, models=ModelSettings(base_url=srv.base_url),
+            ["toy/walk"],
+            {"*": AgentSpec("llm", "openai:s", {"cot": False})},
+            str(tmp_path / "c"),
+            episodes=1,
+            models=ModelSettings(base_url=srv.base_url),
         )
         asyncio.run(execute(cfg))
         system = json.dumps(srv.requests[0]["messages"][0])
@@ -86,7 +127,10 @@ def test_api_errors_are_recorded_and_the_run_goes_on(tmp_path):
     out = tmp_path / "fail"
     with ScriptedServer(walker, failures=[500] * 4) as srv:
         cfg = RunConfig(
-            ["toy/walk"], {"*": AgentSpec("llm", "openai:s")}, str(out), episodes=3,
+            ["toy/walk"],
+            {"*": AgentSpec("llm", "openai:s")},
+            str(out),
+            episodes=3,
             models=ModelSettings(base_url=srv.base_url, max_retries=1, retry_base_delay=0.01),
         )
         asyncio.run(execute(cfg))
@@ -100,8 +144,13 @@ def test_api_errors_are_recorded_and_the_run_goes_on(tmp_path):
 def test_unreachable_server_is_an_episode_error(tmp_path):
     out = tmp_path / "down"
     cfg = RunConfig(
-        ["toy/walk"], {"*": AgentSpec("llm", "openai:s")}, str(out), episodes=1,
-        models=ModelSettings(base_url="http://127.0.0.1:9/v1", max_retries=1, retry_base_delay=0.01, timeout=2),
+        ["toy/walk"],
+        {"*": AgentSpec("llm", "openai:s")},
+        str(out),
+        episodes=1,
+        models=ModelSettings(
+            base_url="http://127.0.0.1:9/v1", max_retries=1, retry_base_delay=0.01, timeout=2
+        ),
     )
     asyncio.run(execute(cfg))
     (rec,) = records(out)
@@ -111,8 +160,20 @@ def test_unreachable_server_is_an_episode_error(tmp_path):
 def test_response_cache_avoids_repeat_requests(tmp_path):
     cache = tmp_path / "cache.sqlite"
     with ScriptedServer(walker) as srv:
-        argv = ["run", "toy/walk", "--agent", "llm", "--model", "openai:s", "--base-url", srv.base_url,
-                "--episodes", "3", "--cache", str(cache)]
+        argv = [
+            "run",
+            "toy/walk",
+            "--agent",
+            "llm",
+            "--model",
+            "openai:s",
+            "--base-url",
+            srv.base_url,
+            "--episodes",
+            "3",
+            "--cache",
+            str(cache),
+        ]
         assert main([*argv, "--out", str(tmp_path / "a")]) == 0
         n_first = len(srv.requests)
         assert main([*argv, "--out", str(tmp_path / "b")]) == 0
@@ -124,9 +185,28 @@ def test_response_cache_avoids_repeat_requests(tmp_path):
 def test_model_sweep_runs_each_model_into_its_own_directory_with_one_provider_budget(tmp_path):
     out = tmp_path / "sweep"
     with ScriptedServer(walker, latency=0.05) as srv:
-        code = main(["run", "toy/walk", "--agent", "llm", "--model", "openai:model-a", "--model", "openai:model-b",
-                     "--base-url", srv.base_url, "--episodes", "4", "--concurrency", "4",
-                     "--model-concurrency", "3", "--out", str(out)])
+        code = main(
+            [
+                "run",
+                "toy/walk",
+                "--agent",
+                "llm",
+                "--model",
+                "openai:model-a",
+                "--model",
+                "openai:model-b",
+                "--base-url",
+                srv.base_url,
+                "--episodes",
+                "4",
+                "--concurrency",
+                "4",
+                "--model-concurrency",
+                "3",
+                "--out",
+                str(out),
+            ]
+        )
         peak = srv.max_in_flight
         by_model = {b["model"] for b in srv.requests}
     assert code == 0
@@ -140,8 +220,20 @@ def test_model_sweep_runs_each_model_into_its_own_directory_with_one_provider_bu
 
 
 def test_sweep_needs_the_llm_agent(capsys, tmp_path):
-    code = main(["run", "toy/walk", "--agent", "random", "--model", "openai:a", "--model", "openai:b",
-                 "--out", str(tmp_path)])
+    code = main(
+        [
+            "run",
+            "toy/walk",
+            "--agent",
+            "random",
+            "--model",
+            "openai:a",
+            "--model",
+            "openai:b",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert code == 2 and "several --model values need a model-driven --agent" in capsys.readouterr().err
 
 
@@ -149,7 +241,10 @@ def test_failed_episode_is_retried_on_resume_and_nothing_else_changes(tmp_path):
     out = tmp_path / "resume"
     with ScriptedServer(walker, faults=["drop", "drop"]) as srv:
         cfg = RunConfig(
-            ["toy/walk"], {"*": AgentSpec("llm", "openai:s")}, str(out), episodes=3,
+            ["toy/walk"],
+            {"*": AgentSpec("llm", "openai:s")},
+            str(out),
+            episodes=3,
             models=ModelSettings(base_url=srv.base_url, max_retries=1, retry_base_delay=0.01),
         )
         asyncio.run(execute(cfg))

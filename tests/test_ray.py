@@ -63,7 +63,11 @@ def outputs(out: Path) -> tuple[dict, dict]:
     for rec in lines(out / "episodes.jsonl"):
         rec.pop("duration_s")
         records[(rec["task"], rec["instance_id"], rec["trial"])] = rec
-    files = {str(p.relative_to(out)): p.read_bytes() for p in sorted((out / "trajectories").rglob("*")) if p.is_file()}
+    files = {
+        str(p.relative_to(out)): p.read_bytes()
+        for p in sorted((out / "trajectories").rglob("*"))
+        if p.is_file()
+    }
     return records, files
 
 
@@ -71,8 +75,15 @@ def outputs(out: Path) -> tuple[dict, dict]:
 def test_same_outputs_as_the_local_executor(tmp_path, agent):
     def config(executor: str, out: str, **options) -> RunConfig:
         return RunConfig(
-            ["toy/walk", "ivispar/sgp"], {"*": AgentSpec(agent)}, str(tmp_path / out), episodes=3, trials=2,
-            seed=5, concurrency=3, executor=executor, executor_options=options,
+            ["toy/walk", "ivispar/sgp"],
+            {"*": AgentSpec(agent)},
+            str(tmp_path / out),
+            episodes=3,
+            trials=2,
+            seed=5,
+            concurrency=3,
+            executor=executor,
+            executor_options=options,
         )
 
     local = run(config("local", "local"))
@@ -97,10 +108,18 @@ def test_llm_agent_from_ray_workers(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     out = tmp_path / "llm"
     with ScriptedServer(walker, latency=0.05) as srv:
-        run(RunConfig(
-            ["toy/walk"], {"*": AgentSpec("llm", "openai:scripted")}, str(out), episodes=4, concurrency=4,
-            executor="ray", executor_options=RAY, models=ModelSettings(base_url=srv.base_url, max_retries=0),
-        ))
+        run(
+            RunConfig(
+                ["toy/walk"],
+                {"*": AgentSpec("llm", "openai:scripted")},
+                str(out),
+                episodes=4,
+                concurrency=4,
+                executor="ray",
+                executor_options=RAY,
+                models=ModelSettings(base_url=srv.base_url, max_retries=0),
+            )
+        )
         calls = len(srv.requests)
         overlapping = srv.max_in_flight
     records = lines(out / "episodes.jsonl")
@@ -117,10 +136,17 @@ def test_3d_episode_renders_in_a_worker_process(tmp_path):
     except gl3d.GLUnavailable as exc:
         pytest.skip(f"no headless OpenGL here: {exc}")
     out = tmp_path / "3d"
-    run(RunConfig(
-        ["ivispar/sgp-3d"], {"*": AgentSpec("oracle")}, str(out), episodes=1, executor="ray",
-        executor_options=RAY, task_options={"image_size": 128},
-    ))
+    run(
+        RunConfig(
+            ["ivispar/sgp-3d"],
+            {"*": AgentSpec("oracle")},
+            str(out),
+            episodes=1,
+            executor="ray",
+            executor_options=RAY,
+            task_options={"image_size": 128},
+        )
+    )
     (rec,) = lines(out / "episodes.jsonl")
     assert rec["error"] is None and rec["success"]
     steps = lines(out / rec["trajectory"])
@@ -134,8 +160,14 @@ def test_3d_episode_renders_in_a_worker_process(tmp_path):
 def test_cancelling_a_run_keeps_finished_episodes_and_kills_the_workers(tmp_path):
     out = tmp_path / "cancel"
     cfg = RunConfig(
-        ["toy/walk"], {"*": AgentSpec("oracle")}, str(out), episodes=6, concurrency=2, executor="ray",
-        executor_options=RAY, task_options={"step_delay": 0.3},
+        ["toy/walk"],
+        {"*": AgentSpec("oracle")},
+        str(out),
+        episodes=6,
+        concurrency=2,
+        executor="ray",
+        executor_options=RAY,
+        task_options={"step_delay": 0.3},
     )
 
     async def cancel_after_first_episode() -> None:
@@ -162,10 +194,17 @@ def exit_task():
 def test_a_dead_worker_fails_the_run_after_saving_finished_episodes(tmp_path, exit_task):
     out = tmp_path / "dead"
     cfg = RunConfig(
-        [exit_task], {"*": AgentSpec("oracle")}, str(out), episodes=4, concurrency=1, executor="ray",
+        [exit_task],
+        {"*": AgentSpec("oracle")},
+        str(out),
+        episodes=4,
+        concurrency=1,
+        executor="ray",
         executor_options={**RAY, "workers": 1},
     )
-    with pytest.raises(PlaybenchError, match=r"1 episode\(s\) failed in Ray workers.*2 episode\(s\) not started"):
+    with pytest.raises(
+        PlaybenchError, match=r"1 episode\(s\) failed in Ray workers.*2 episode\(s\) not started"
+    ):
         run(cfg)
     assert [r["instance_id"] for r in lines(out / "episodes.jsonl")] == ["walk-0-0"]
     summary = json.loads((out / "summary.json").read_text())

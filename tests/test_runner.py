@@ -16,8 +16,19 @@ from playbench.runner.store import RunStore
 
 TESTS = Path(__file__).parent
 REQUIRED_FIELDS = {
-    "task", "instance_id", "seed", "trial", "agent", "model", "success", "steps",
-    "optimal_steps", "metrics", "error", "usage", "trajectory",
+    "task",
+    "instance_id",
+    "seed",
+    "trial",
+    "agent",
+    "model",
+    "success",
+    "steps",
+    "optimal_steps",
+    "metrics",
+    "error",
+    "usage",
+    "trajectory",
 }
 
 
@@ -30,7 +41,9 @@ def lines(path: Path) -> list[dict]:
 
 
 def test_output_contract(out_dir):
-    summary = run(RunConfig(["toy/walk"], {"*": AgentSpec("random")}, str(out_dir), episodes=4, trials=2, seed=3))
+    summary = run(
+        RunConfig(["toy/walk"], {"*": AgentSpec("random")}, str(out_dir), episodes=4, trials=2, seed=3)
+    )
     records = lines(out_dir / "episodes.jsonl")
     assert len(records) == 8
     for rec in records:
@@ -39,7 +52,9 @@ def test_output_contract(out_dir):
         assert len(traj) == rec["steps"]
         for step in traj:
             assert {"role", "observation", "raw_output", "action", "validity", "feedback"} <= set(step)
-    assert {(r["instance_id"], r["trial"]) for r in records} == {(f"walk-3-{i}", t) for i in range(4) for t in range(2)}
+    assert {(r["instance_id"], r["trial"]) for r in records} == {
+        (f"walk-3-{i}", t) for i in range(4) for t in range(2)
+    }
     entry = summary["tasks"]["toy/walk"]
     assert entry["episodes"] == 8
     assert entry["success"]["ci95"][0] <= entry["success"]["value"] <= entry["success"]["ci95"][1]
@@ -129,7 +144,15 @@ def test_retry_errors_reruns_and_last_record_wins(tmp_path):
 def test_replay_agent_stops_when_actions_run_out(out_dir, tmp_path):
     replay = tmp_path / "r.jsonl"
     replay.write_text(json.dumps({"instance_id": "walk-0-1", "actions": ["bogus"]}) + "\n")
-    run(RunConfig(["toy/walk"], {"*": AgentSpec(f"replay:{replay}")}, str(out_dir), episodes=2, instance_ids=["walk-0-1"]))
+    run(
+        RunConfig(
+            ["toy/walk"],
+            {"*": AgentSpec(f"replay:{replay}")},
+            str(out_dir),
+            episodes=2,
+            instance_ids=["walk-0-1"],
+        )
+    )
     (rec,) = lines(out_dir / "episodes.jsonl")
     assert rec["steps"] == 1 and rec["ended_by"].startswith("agent:") and rec["error"] is None
     (step,) = lines(out_dir / rec["trajectory"])
@@ -140,7 +163,11 @@ def test_set_routing_errors(out_dir):
     with pytest.raises(ConfigError, match="no selected task has this option"):
         run(RunConfig(["toy/walk"], {"*": AgentSpec("random")}, str(out_dir), task_options={"bogus": 1}))
     with pytest.raises(ConfigError, match="not part of this run"):
-        run(RunConfig(["toy/walk"], {"*": AgentSpec("random")}, str(out_dir), task_options={"other/x:length": 1}))
+        run(
+            RunConfig(
+                ["toy/walk"], {"*": AgentSpec("random")}, str(out_dir), task_options={"other/x:length": 1}
+            )
+        )
 
 
 def test_concurrency_runs_episodes_in_parallel(tmp_path):
@@ -166,8 +193,25 @@ def test_sigkill_then_resume_gives_every_episode_exactly_once(tmp_path):
         f"import sys; sys.path.insert(0, {str(TESTS)!r}); import conftest; from playbench.cli import main; "
         "sys.exit(main(sys.argv[1:]))"
     )
-    cmd = [sys.executable, "-c", code, "run", "toy/walk", "--agent", "random", "--episodes", "40",
-           "--out", str(out), "--set", "step_delay=0.01", "--set", "max_steps=6", "--concurrency", "3"]
+    cmd = [
+        sys.executable,
+        "-c",
+        code,
+        "run",
+        "toy/walk",
+        "--agent",
+        "random",
+        "--episodes",
+        "40",
+        "--out",
+        str(out),
+        "--set",
+        "step_delay=0.01",
+        "--set",
+        "max_steps=6",
+        "--concurrency",
+        "3",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 30
     while time.time() < deadline:
@@ -188,7 +232,11 @@ def test_sigkill_then_resume_gives_every_episode_exactly_once(tmp_path):
 
 
 def test_random_baseline_is_modality_blind(tmp_path):
-    run(RunConfig(["ivispar/sgp", "ivispar/sgp-2d"], {"*": AgentSpec("random")}, str(tmp_path / "r"), episodes=3))
+    run(
+        RunConfig(
+            ["ivispar/sgp", "ivispar/sgp-2d"], {"*": AgentSpec("random")}, str(tmp_path / "r"), episodes=3
+        )
+    )
     by_task: dict[str, dict[str, list[str]]] = {}
     for rec in lines(tmp_path / "r" / "episodes.jsonl"):
         actions = [s["action"] for s in lines(tmp_path / "r" / rec["trajectory"])]

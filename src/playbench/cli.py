@@ -64,15 +64,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="tables (terminal, Markdown, CSV) from run directories")
     rep.add_argument("dirs", nargs="+", metavar="DIR")
-    rep.add_argument("--out", default=None, help="where report.md/.csv/.json go (default: the only DIR, or ./report)")
+    rep.add_argument(
+        "--out", default=None, help="where report.md/.csv/.json go (default: the only DIR, or ./report)"
+    )
     rep.add_argument("--html", default=None, metavar="FILE", help="also write one self-contained HTML report")
 
     serve = sub.add_parser("serve", help="web app: play in the browser, replay trajectories, compare runs")
     serve.add_argument(
-        "--runs", action="append", default=None, metavar="DIR",
+        "--runs",
+        action="append",
+        default=None,
+        metavar="DIR",
         help="run directory to browse (repeatable; default: ./runs); browser plays are recorded under the first",
     )
-    serve.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: this machine only)")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="interface to listen on (default: this machine only)"
+    )
     serve.add_argument("--port", type=int, default=8000)
 
     play = sub.add_parser("play", help="play a task yourself in the terminal")
@@ -80,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--instance", default=None, help="instance id (default: the first of the set)")
     play.add_argument("--seed", type=int, default=0)
     play.add_argument("--out", default="runs/play")
-    play.add_argument("--seat", default=None, metavar="ROLE", help="your role in a multi-role task (default: all)")
+    play.add_argument(
+        "--seat", default=None, metavar="ROLE", help="your role in a multi-role task (default: all)"
+    )
     play.add_argument("--partner", default="human", help="agent in the other seats (default: human)")
     play.add_argument("--partner-model", default=None, help="model of a model-driven partner")
     _add_task_options(play)
@@ -95,13 +104,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument(
-        "--agent", required=True, help="random | oracle | replay:FILE | human | llm | a suite's agent (playbench list)"
+        "--agent",
+        required=True,
+        help="random | oracle | replay:FILE | human | llm | a suite's agent (playbench list)",
     )
     run.add_argument(
-        "--model", action="append", default=None,
+        "--model",
+        action="append",
+        default=None,
         help="provider:model for the llm agent, e.g. openai:gpt-4o; repeat it to sweep several models",
     )
-    run.add_argument("--episodes", type=int, default=None, help="instances per task (default: the task's set)")
+    run.add_argument(
+        "--episodes", type=int, default=None, help="instances per task (default: the task's set)"
+    )
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--trials", type=int, default=1, help="runs per instance")
     run.add_argument("--out", default=None, help="run directory (default: runs/<agent>[-<model>]-s<seed>)")
@@ -110,38 +125,60 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--ray-address", default=None, help="Ray cluster to join (default: start a local one)")
     _add_task_options(run)
     r = run.add_argument_group("other seats and helper models")
-    r.add_argument("--expert-agent", default=None, help="agent in the 'expert' seat of two-role tasks (COMMA)")
+    r.add_argument(
+        "--expert-agent", default=None, help="agent in the 'expert' seat of two-role tasks (COMMA)"
+    )
     r.add_argument("--expert-model", default=None, help="model of a model-driven expert agent")
     r.add_argument(
-        "--judge-model", default=None,
+        "--judge-model",
+        default=None,
         help="model that judges episodes of tasks with a judge step (sets their option judge=true)",
     )
-    r.add_argument("--captioner-model", default=None, help="vision model that describes images for a text-only --model")
     r.add_argument(
-        "--agent-opt", dest="agent_opts", action="append", default=[], metavar="KEY=VALUE",
+        "--captioner-model", default=None, help="vision model that describes images for a text-only --model"
+    )
+    r.add_argument(
+        "--agent-opt",
+        dest="agent_opts",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="option of a suite's own agent (repeatable; see `playbench list`)",
     )
     g = run.add_argument_group("llm agent")
-    g.add_argument("--history", type=int, default=None, help="past exchanges kept in the conversation (default 0)")
+    g.add_argument(
+        "--history", type=int, default=None, help="past exchanges kept in the conversation (default 0)"
+    )
     g.add_argument("--no-cot", action="store_true", help="ask for the action line only, no reasoning")
     g.add_argument("--temperature", type=float, default=None)
     g.add_argument("--top-p", type=float, default=None)
     g.add_argument("--max-tokens", type=int, default=None)
     m = run.add_argument_group("model backend")
-    m.add_argument("--base-url", default=None, help="OpenAI-compatible server (vLLM, SGLang, Ollama); or OPENAI_BASE_URL")
+    m.add_argument(
+        "--base-url", default=None, help="OpenAI-compatible server (vLLM, SGLang, Ollama); or OPENAI_BASE_URL"
+    )
     m.add_argument("--model-concurrency", type=int, default=8, help="requests in flight per model")
     m.add_argument("--max-retries", type=int, default=5)
     m.add_argument("--retry-delay", type=float, default=1.0, help="first backoff delay in seconds (doubles)")
     m.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
-    m.add_argument("--prices", default=None, help="JSON file of USD per million tokens overriding the built-in table")
     m.add_argument(
-        "--cache", nargs="?", const="~/.cache/playbench/responses.sqlite", default=None, metavar="PATH",
+        "--prices", default=None, help="JSON file of USD per million tokens overriding the built-in table"
+    )
+    m.add_argument(
+        "--cache",
+        nargs="?",
+        const="~/.cache/playbench/responses.sqlite",
+        default=None,
+        metavar="PATH",
         help="reuse model responses from an SQLite cache (default path when no PATH is given)",
     )
     o = run.add_argument_group("output")
-    o.add_argument("--no-images", action="store_true", help="do not save observation images beside trajectories")
     o.add_argument(
-        "--keep-errors", action="store_true",
+        "--no-images", action="store_true", help="do not save observation images beside trajectories"
+    )
+    o.add_argument(
+        "--keep-errors",
+        action="store_true",
         help="on resume, keep episodes that ended with an error instead of running them again",
     )
 
@@ -199,7 +236,9 @@ def _seat_agents(args: argparse.Namespace, main: Any) -> tuple[dict[str, Any], d
         raise ConfigError("--expert-model needs --expert-agent (e.g. --expert-agent llm)")
     if args.expert_agent:
         uses_model = args.expert_model is not None
-        agents["expert"] = parse_agent(args.expert_agent, args.expert_model, _agent_options(args) if uses_model else {})
+        agents["expert"] = parse_agent(
+            args.expert_agent, args.expert_model, _agent_options(args) if uses_model else {}
+        )
     if args.judge_model:
         agents["judge"] = parse_agent("llm", args.judge_model, {"temperature": 0.0})
         judged = [s.id for s in resolve(args.tasks) if "judge" in s.load_class().Config.model_fields]
@@ -261,9 +300,12 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
         if len(models) == 1:
             out = args.out or _default_out(args.agent, model, args.seed)
             if args.out is None and args.expert_agent:
-                out = out[: -len(f"-s{args.seed}")] + _slug(f"+expert-{args.expert_agent}") + (
-                    f"-{_slug(args.expert_model)}" if args.expert_model else ""
-                ) + f"-s{args.seed}"
+                out = (
+                    out[: -len(f"-s{args.seed}")]
+                    + _slug(f"+expert-{args.expert_agent}")
+                    + (f"-{_slug(args.expert_model)}" if args.expert_model else "")
+                    + f"-s{args.seed}"
+                )
         else:
             out = str(Path(args.out or f"runs/sweep-s{args.seed}") / _slug(model or ""))
         configs.append(
@@ -367,7 +409,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         from playbench.web.server import serve
     except ImportError as exc:
-        raise ConfigError(f"the web app needs the 'web' extra (pip install 'playbench[web]'): {exc}") from None
+        raise ConfigError(
+            f"the web app needs the 'web' extra (pip install 'playbench[web]'): {exc}"
+        ) from None
     serve(args.runs or ["runs"], host=args.host, port=args.port)
     return 0
 
@@ -385,9 +429,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     from playbench.runner.store import RunStore
 
     # every play of the same instance is a new trial, so earlier games stay on record
-    played = sum(
-        1 for r in RunStore(args.out).records() if r["task"] == args.task and r["instance_id"] == instance_id
-    ) if Path(args.out, "episodes.jsonl").exists() else 0
+    played = (
+        sum(
+            1
+            for r in RunStore(args.out).records()
+            if r["task"] == args.task and r["instance_id"] == instance_id
+        )
+        if Path(args.out, "episodes.jsonl").exists()
+        else 0
+    )
     agents: dict[str, AgentSpec] = {"*": AgentSpec("human")}
     if args.seat is not None:
         roles = spec.load_class()(**{**spec.kwargs, **options}).roles
@@ -472,7 +522,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"playbench: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("playbench: interrupted; finished episodes are saved, run the same command to resume", file=sys.stderr)
+        print(
+            "playbench: interrupted; finished episodes are saved, run the same command to resume",
+            file=sys.stderr,
+        )
         return 130
     parser.error(f"unknown command '{args.command}'")
 

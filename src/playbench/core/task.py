@@ -90,8 +90,12 @@ class Task(ABC):
         try:
             return self.InstanceModel.model_validate(data)
         except ValidationError as exc:
-            msgs = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'instance'}: {e['msg']}" for e in exc.errors())
-            raise ConfigError(f"invalid {self.instance_label} instance {data.get('id', '?')!r}: {msgs}") from None
+            msgs = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'instance'}: {e['msg']}" for e in exc.errors()
+            )
+            raise ConfigError(
+                f"invalid {self.instance_label} instance {data.get('id', '?')!r}: {msgs}"
+            ) from None
 
     # --- episode ---------------------------------------------------------------------------
     @abstractmethod

@@ -16,7 +16,19 @@ from playbench.core.errors import ConfigError
 from playbench.runner.run import summarize
 from playbench.runner.store import RunStore
 
-HEADLINE = ["run", "task", "agent", "model", "episodes", "success", "steps", "optimal", "errors", "tokens", "cost"]
+HEADLINE = [
+    "run",
+    "task",
+    "agent",
+    "model",
+    "episodes",
+    "success",
+    "steps",
+    "optimal",
+    "errors",
+    "tokens",
+    "cost",
+]
 
 
 def load_run(path: str | Path) -> dict[str, Any]:
@@ -114,7 +126,12 @@ def print_table(runs: list[dict[str, Any]], console: Console | None = None) -> N
 
 
 def to_markdown(runs: list[dict[str, Any]]) -> str:
-    lines = ["# playbench report", "", "Success is a proportion with a Wilson 95% interval; means carry t intervals.", ""]
+    lines = [
+        "# playbench report",
+        "",
+        "Success is a proportion with a Wilson 95% interval; means carry t intervals.",
+        "",
+    ]
     lines.append("| " + " | ".join(HEADLINE) + " |")
     lines.append("|" + "---|" * len(HEADLINE))
     for row in headline_rows(runs):
@@ -126,11 +143,19 @@ def to_markdown(runs: list[dict[str, Any]]) -> str:
         if group != current:
             current = group
             title = f"{row['task']} · {row['agent']}" + (f" · {row['model']}" if row["model"] else "")
-            lines += ["", f"### {title} ({row['run']})", "", "| metric | n | value | 95% interval |", "|---|---|---|---|"]
+            lines += [
+                "",
+                f"### {title} ({row['run']})",
+                "",
+                "| metric | n | value | 95% interval |",
+                "|---|---|---|---|",
+            ]
         value = row["value"]
         shown = "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4g}"
         lo, hi = row["ci95_low"], row["ci95_high"]
-        interval = "–" if lo is None or (isinstance(lo, float) and math.isnan(lo)) else f"[{lo:.4g}, {hi:.4g}]"
+        interval = (
+            "–" if lo is None or (isinstance(lo, float) and math.isnan(lo)) else f"[{lo:.4g}, {hi:.4g}]"
+        )
         lines.append(f"| {row['metric']} | {row['n']} | {shown} | {interval} |")
     return "\n".join(lines) + "\n"
 

@@ -22,7 +22,11 @@ class Executor(Protocol):
     name: str
 
     async def run(
-        self, jobs: Sequence[EpisodeJob], settings: ModelSettings, on_result: ResultCallback, save_images: bool
+        self,
+        jobs: Sequence[EpisodeJob],
+        settings: ModelSettings,
+        on_result: ResultCallback,
+        save_images: bool,
     ) -> None: ...
 
 
@@ -38,7 +42,11 @@ class LocalExecutor:
         self.shared_pool = pool  # owned by the caller (several runs sharing model budgets)
 
     async def run(
-        self, jobs: Sequence[EpisodeJob], settings: ModelSettings, on_result: ResultCallback, save_images: bool
+        self,
+        jobs: Sequence[EpisodeJob],
+        settings: ModelSettings,
+        on_result: ResultCallback,
+        save_images: bool,
     ) -> None:
         pool = self.shared_pool or ModelPool(settings)
         gate = asyncio.Semaphore(self.concurrency)

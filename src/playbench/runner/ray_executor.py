@@ -97,7 +97,11 @@ class RayExecutor:
     name = "ray"
 
     def __init__(
-        self, concurrency: int, address: str | None = None, workers: int | None = None, num_cpus: int | None = None
+        self,
+        concurrency: int,
+        address: str | None = None,
+        workers: int | None = None,
+        num_cpus: int | None = None,
     ) -> None:
         if concurrency < 1:
             raise ConfigError(f"--concurrency must be at least 1 (got {concurrency})")
@@ -125,9 +129,13 @@ class RayExecutor:
             where = self.address or "a new local cluster"
             # A cluster with token authentication answers an unauthenticated driver with a
             # timeout, not a refusal, so the likely fix is named here.
-            hint = "" if self.address is None else (
-                "; if the cluster uses token authentication, set RAY_AUTH_MODE=token (and RAY_AUTH_TOKEN "
-                "unless ~/.ray/auth_token holds the token); see docs/RAY.md"
+            hint = (
+                ""
+                if self.address is None
+                else (
+                    "; if the cluster uses token authentication, set RAY_AUTH_MODE=token (and RAY_AUTH_TOKEN "
+                    "unless ~/.ray/auth_token holds the token); see docs/RAY.md"
+                )
             )
             raise ConfigError(f"cannot start or reach the Ray cluster at {where}: {exc}{hint}") from exc
 
@@ -138,7 +146,11 @@ class RayExecutor:
         return max(1, min(wanted, self.concurrency, n_jobs))
 
     async def run(
-        self, jobs: Sequence[EpisodeJob], settings: ModelSettings, on_result: ResultCallback, save_images: bool
+        self,
+        jobs: Sequence[EpisodeJob],
+        settings: ModelSettings,
+        on_result: ResultCallback,
+        save_images: bool,
     ) -> None:
         if not jobs:
             return
@@ -151,7 +163,9 @@ class RayExecutor:
         per_worker = math.ceil(self.concurrency / n_workers)
         # Default actor resources: one CPU to be placed, none held while alive, so any number of
         # actors fits; SPREAD puts them on different nodes of a cluster.
-        actor_class = ray.remote(EpisodeWorker).options(max_concurrency=per_worker, scheduling_strategy="SPREAD")
+        actor_class = ray.remote(EpisodeWorker).options(
+            max_concurrency=per_worker, scheduling_strategy="SPREAD"
+        )
         settings_data = settings.to_dict()
         if settings_data.get("cache_path"):
             # Workers of a cluster joined with `ray start` need not share the driver's cwd.
@@ -205,7 +219,10 @@ class RayExecutor:
             for future in in_flight:
                 future.cancel()
         if failures or queue:
-            lines = [f"{task} {instance_id} trial {trial}: {reason}" for (task, instance_id, trial), reason in failures[:5]]
+            lines = [
+                f"{task} {instance_id} trial {trial}: {reason}"
+                for (task, instance_id, trial), reason in failures[:5]
+            ]
             more = f" (and {len(failures) - 5} more)" if len(failures) > 5 else ""
             not_run = f"; {len(queue)} episode(s) not started because every worker died" if queue else ""
             raise PlaybenchError(

@@ -135,13 +135,17 @@ def _check_identity(store: RunStore, config_dict: dict[str, Any]) -> None:
             )
 
 
-def summarize(records: list[dict[str, Any]], task_options: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def summarize(
+    records: list[dict[str, Any]], task_options: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """Per task (and agent/model), the episode count and every aggregate with a 95% interval."""
     groups: dict[tuple[str, str, str | None], list[dict[str, Any]]] = {}
     for rec in records:
         groups.setdefault((rec["task"], rec["agent"], rec.get("model")), []).append(rec)
     tasks: dict[str, Any] = {}
-    for (task_id, agent, model), recs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "")):
+    for (task_id, agent, model), recs in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "")
+    ):
         recs.sort(key=lambda r: (r["instance_id"], r["trial"]))
         usage = Usage()
         for r in recs:
