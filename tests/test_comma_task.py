@@ -1,6 +1,7 @@
 """The COMMA conversation task: registration, turn protocol, limits, metrics, judge, agents, LLM path."""
 
 import asyncio
+import io
 import json
 import re
 
@@ -386,3 +387,73 @@ def test_report_draws_figure5_psr_and_failure_modes_per_solver_expert_pairing(tm
     )
     assert pairing_label(judged_rec) == "random / oracle"  # the judge seat is not part of the pairing
     assert pairing_label(records(runs / "r")[0]) == "random"
+
+
+# --- a person at the terminal, in either seat ------------------------------------------------------
+REALTIME = ("button", "dog")
+
+
+def oracle_solver_replies(module: str) -> tuple[list[str], list[str]]:
+    """Instance 0 played by the oracle pair in process: every solver reply, and those that acted."""
+    task = started(module)
+    replies: list[str] = []
+    acted: list[str] = []
+    while not task.done:
+        role = task.current_role()
+        text = task.oracle_action(role)
+        assert text is not None
+        result = task.step(text)
+        if role == "solver":
+            replies.append(text)
+            if result.parsed != "message":
+                acted.append(text)
+    return replies, acted
+
+
+def terminal_lines(replies: list[str]) -> str:
+    # one terminal line is one reply; ';' separates the action lines within it
+    return "".join(reply.replace("\n", ";") + "\n" for reply in replies)
+
+
+@pytest.mark.parametrize("module", NAMES)
+def test_a_person_in_the_solver_seat_defuses_every_puzzle_with_the_oracle_expert(
+    module, tmp_path, monkeypatch
+):
+    replies, _ = oracle_solver_replies(module)
+    monkeypatch.setattr("sys.stdin", io.StringIO(terminal_lines(replies)))
+    out = tmp_path / "play"
+    argv = ["play", f"comma/{module}", "--seat", "solver", "--partner", "oracle", "--out", str(out)]
+    assert main(argv) == 0
+    rec = records(out)[0]
+    assert rec["roles"] == {"solver": "human", "expert": "oracle"}
+    assert rec["success"] and rec["steps"] == rec["optimal_steps"], rec
+
+
+@pytest.mark.parametrize("module", [m for m in NAMES if m not in REALTIME])
+def test_a_person_in_the_expert_seat_talks_a_model_solver_through_the_puzzle(module, tmp_path, monkeypatch):
+    """The model solver asks, then carries out whatever action lines the expert's last message holds;
+    the person at the terminal answers each question with the next step read off the manual (here:
+    the oracle's step, computed beforehand)."""
+    _, acted = oracle_solver_replies(module)
+    monkeypatch.setattr("sys.stdin", io.StringIO(terminal_lines(acted)))
+
+    def solver(request: dict) -> str:
+        conversation = last_user_text(request).split("Conversation so far:", 1)[-1]
+        conversation = conversation.split("\nYour reply:", 1)[0]
+        entries = re.split(r"^\[turn \d+\] ", conversation, flags=re.MULTILINE)
+        last = entries[-1] if len(entries) > 1 else ""
+        if last.startswith("Expert:"):
+            return last.removeprefix("Expert:").strip().replace(";", "\n")
+        return "What do I do next?"
+
+    out = tmp_path / "play"
+    with ScriptedServer(solver) as srv:
+        argv = [
+            "play", f"comma/{module}", "--seat", "expert", "--partner", "llm",
+            "--partner-model", f"openai:solver@{srv.base_url}", "--out", str(out),
+        ]  # fmt: skip
+        assert main(argv) == 0
+    rec = records(out)[0]
+    assert rec["roles"]["expert"] == "human" and rec["roles"]["solver"].startswith("llm(openai:solver@")
+    assert rec["error"] is None and rec["success"], rec
+    assert rec["metrics"]["expert_messages"] == len(acted) and rec["metrics"]["mistakes"] == 0
