@@ -122,3 +122,27 @@ def test_false_belief_run_reads_the_changes(tmp_path):
     for r in records(out):
         assert r["error"] is None and r["steps"] == 4 and r["metrics"]["answered"] is True
         assert 0.0 <= r["metrics"]["f1"] <= 1.0
+
+
+def test_all_twelve_tasks_run_in_text_and_vision_with_llm_oracle_and_random(tmp_path):
+    with ScriptedServer(explorer) as srv:
+        for modality in ("text", "vision"):
+            for agent in ("llm", "oracle", "random"):
+                out = tmp_path / f"{agent}-{modality}"
+                argv = [
+                    "run", "tos", "--agent", agent, "--episodes", "1", "--set", f"modality={modality}",
+                    "--set", "image_size=96", "--out", str(out),
+                ]  # fmt: skip
+                if agent == "llm":
+                    argv += ["--model", "openai:scripted", "--base-url", srv.base_url]
+                assert main(argv) == 0
+                recs = records(out)
+                assert len({r["task"] for r in recs}) == 12 and len(recs) == 12
+                assert all(r["error"] is None for r in recs), [r["error"] for r in recs]
+                if agent == "oracle":
+                    assert all(r["success"] and r["steps"] == r["optimal_steps"] for r in recs)
+                if agent == "llm":
+                    assert all(r["usage"]["calls"] >= 2 for r in recs)
+                    parts = srv.requests[-1]["messages"][-1]["content"]
+                    images = [p for p in parts if isinstance(p, dict) and p.get("type") == "image_url"]
+                    assert bool(images) == (modality == "vision")
