@@ -1,9 +1,12 @@
 """MM-Escape generator and oracle: every level and the two-room task escape on many seeds."""
 
+import io
+import json
 import random
 
 import pytest
 
+from playbench.cli import main
 from playbench.core.registry import make_task
 from playbench.core.types import Validity
 from playbench.tasks.mmescape import geometry as geo
@@ -128,3 +131,23 @@ def test_rooms_have_the_originals_scale_and_clutter():
     assert sum(standing) / len(insts) >= 10 and min(standing) >= 7
     assert sum(clutter) / len(insts) >= 6
     assert geo.ROOM_H == 3.0
+
+
+def test_a_person_escapes_level_2_at_the_terminal(tmp_path, monkeypatch, capsys):
+    """`playbench play`: one JSON action per line, a malformed line first gets feedback, not a crash."""
+    twin = make_task("mmescape/level-2")
+    twin.reset(twin.instances(1, 0)[0])
+    typed = ["{not json"]
+    while not twin.done:
+        action = twin.oracle_action(twin.current_role())
+        typed.append(json.dumps(json.loads(action)))  # the oracle's JSON on one terminal line
+        twin.step(action)
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in typed)))
+    out = tmp_path / "play"
+    assert main(["play", "mmescape/level-2", "--out", str(out)]) == 0
+    rec = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
+    assert rec["agent"] == "human" and rec["success"] and rec["metrics"]["escaped"]
+    steps = [json.loads(x) for x in (out / rec["trajectory"]).read_text().splitlines()]
+    assert steps[0]["validity"] in ("invalid", "unparseable") and steps[0]["feedback"]
+    assert len(steps) == len(typed)
+    assert capsys.readouterr().err.count(".png") >= len(typed)  # each view saved, its path printed

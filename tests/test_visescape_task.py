@@ -1,5 +1,6 @@
 """Rules of play: views, object actions, locks, retries, early stop, hints, captions, rendering."""
 
+import io
 import json
 
 from playbench.cli import main
@@ -209,3 +210,23 @@ def test_multi_part_states_read_as_words():
     r = task.step("open_top_drawer")
     assert "top drawer open, bottom drawer closed" in r.feedback
     assert "top drawer open, bottom drawer closed" in task.caption()
+
+
+def test_a_person_escapes_room_01_at_the_terminal(tmp_path, monkeypatch, capsys):
+    twin = room01()
+    path: list[str] = []
+    while not twin.done:
+        action = twin.oracle_action(twin.current_role())
+        path.append(action)
+        twin.step(action)
+    typed = ["dance with the lamp", *path]  # a slip first: retry feedback, not a crash
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in typed)))
+    out = tmp_path / "play"
+    assert main(["play", "visescape/room-01", "--out", str(out)]) == 0
+    rec = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
+    assert rec["agent"] == "human" and rec["success"] and rec["metrics"]["ended_by"] == "escaped"
+    steps = [json.loads(x) for x in (out / rec["trajectory"]).read_text().splitlines()]
+    assert steps[0]["validity"] == "invalid" and [s["action"] for s in steps[1:]] == path
+    shown = capsys.readouterr().err
+    assert shown.count(".png") >= len(path)  # every view saved to a file whose path is printed
+    assert "dance with the lamp" in steps[0]["action"] and steps[0]["feedback"]
