@@ -201,6 +201,21 @@ def _wheels(
         dw.text(draw, (cx, (top + y1) / 2), shown[k] if shown else "?", int(w * 0.55))
 
 
+def _marked_wheel_lock(
+    quiz: QuizKind,
+    draw: ImageDraw.ImageDraw,
+    box: dw.Box,
+    params: dict[str, Any],
+    solved: bool,
+    title: str,
+    marker: Any,
+) -> None:
+    """A lock body titled `title` with one wheel per entry of `lock_order`, each under marker(d, k, box)."""
+    inner = _lock_body(draw, box, solved, title)
+    shown = list(quiz.answer(params)) if solved else None
+    _wheels(draw, inner, len(params["lock_order"]), marker, shown)
+
+
 class ColorDigits(QuizKind):
     name = "color_digits"
     description = "clue: coloured discs each bearing a digit; lock: digit wheels marked with coloured dots"
@@ -256,13 +271,12 @@ class ColorDigits(QuizKind):
             dw.text(draw, (cx, cy), str(digit), int(d * 0.42))
 
     def draw_lock(self, draw: ImageDraw.ImageDraw, box: dw.Box, params: dict[str, Any], solved: bool) -> None:
-        inner = _lock_body(draw, box, solved, "NUMBER LOCK")
         order = params["lock_order"]
 
         def dot(d: ImageDraw.ImageDraw, k: int, b: dw.Box) -> None:
             d.ellipse(b, fill=dw.rgb(order[k]), outline=dw.INK, width=2)
 
-        _wheels(draw, inner, len(order), dot, list(self.answer(params)) if solved else None)
+        _marked_wheel_lock(self, draw, box, params, solved, "NUMBER LOCK", dot)
 
 
 class ShapeCount(QuizKind):
@@ -319,13 +333,12 @@ class ShapeCount(QuizKind):
             )
 
     def draw_lock(self, draw: ImageDraw.ImageDraw, box: dw.Box, params: dict[str, Any], solved: bool) -> None:
-        inner = _lock_body(draw, box, solved, "NUMBER LOCK")
         order = params["lock_order"]
 
         def sym(d: ImageDraw.ImageDraw, k: int, b: dw.Box) -> None:
             dw.shape(d, order[k], b, (250, 250, 250))
 
-        _wheels(draw, inner, len(order), sym, list(self.answer(params)) if solved else None)
+        _marked_wheel_lock(self, draw, box, params, solved, "NUMBER LOCK", sym)
 
 
 class ColorCount(QuizKind):
@@ -376,13 +389,12 @@ class ColorCount(QuizKind):
             )
 
     def draw_lock(self, draw: ImageDraw.ImageDraw, box: dw.Box, params: dict[str, Any], solved: bool) -> None:
-        inner = _lock_body(draw, box, solved, "NUMBER LOCK")
         order = params["lock_order"]
 
         def sym(d: ImageDraw.ImageDraw, k: int, b: dw.Box) -> None:
             dw.shape(d, "star", b, dw.rgb(order[k]))
 
-        _wheels(draw, inner, len(order), sym, list(self.answer(params)) if solved else None)
+        _marked_wheel_lock(self, draw, box, params, solved, "NUMBER LOCK", sym)
 
 
 class ColorOrder(QuizKind):
@@ -505,13 +517,12 @@ class ShapeLetters(QuizKind):
             dw.text(draw, (cx, cy + d * 0.06), letter[s], int(d * 0.3))
 
     def draw_lock(self, draw: ImageDraw.ImageDraw, box: dw.Box, params: dict[str, Any], solved: bool) -> None:
-        inner = _lock_body(draw, box, solved, "LETTER LOCK")
         order = params["lock_order"]
 
         def sym(d: ImageDraw.ImageDraw, k: int, b: dw.Box) -> None:
             dw.shape(d, order[k], b, (250, 250, 250))
 
-        _wheels(draw, inner, len(order), sym, list(self.answer(params)) if solved else None)
+        _marked_wheel_lock(self, draw, box, params, solved, "LETTER LOCK", sym)
 
 
 class ClockTime(QuizKind):
