@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -26,76 +26,21 @@ DIRECTIONS: tuple[str, ...] = ("north", "east", "south", "west")
 Direction = Literal["north", "east", "south", "west"]
 
 # How each kind of furniture is drawn (render.py); any state names work with any kind.
-RECEPTACLE_KINDS: tuple[str, ...] = (
-    "door",
-    "wardrobe",
-    "cabinet",
-    "drawers",
-    "desk",
-    "safe",
-    "chest",
-    "bookshelf",
-    "painting",
-    "clock",
-    "lamp",
-    "computer",
-    "table",
-    "plant",
-    "mirror",
-    "board",
-)
 ReceptacleKind = Literal[
-    "door",
-    "wardrobe",
-    "cabinet",
-    "drawers",
-    "desk",
-    "safe",
-    "chest",
-    "bookshelf",
-    "painting",
-    "clock",
-    "lamp",
-    "computer",
-    "table",
-    "plant",
-    "mirror",
-    "board",
-]
+    "door", "wardrobe", "cabinet", "drawers", "desk", "safe", "chest", "bookshelf",
+    "painting", "clock", "lamp", "computer", "table", "plant", "mirror", "board",
+]  # fmt: skip
+RECEPTACLE_KINDS: tuple[str, ...] = get_args(ReceptacleKind)
 
 # Applicable items can be picked up and used on receptacles.
-APPLICABLE_KINDS: tuple[str, ...] = (
-    "key",
-    "card",
-    "coin",
-    "battery",
-    "fuse",
-    "screwdriver",
-    "gem",
-    "bulb",
-    "handle",
-    "remote",
-)
-# Clue items carry a quiz clue (or any text) and are read through their close-up.
-CLUE_KINDS: tuple[str, ...] = ("note", "photo", "book", "poster")
-ItemKind = Literal[
-    "key",
-    "card",
-    "coin",
-    "battery",
-    "fuse",
-    "screwdriver",
-    "gem",
-    "bulb",
-    "handle",
-    "remote",
-    "note",
-    "photo",
-    "book",
-    "poster",
-    "lock",
-    "button",
+ApplicableKind = Literal[
+    "key", "card", "coin", "battery", "fuse", "screwdriver", "gem", "bulb", "handle", "remote"
 ]
+APPLICABLE_KINDS: tuple[str, ...] = get_args(ApplicableKind)
+# Clue items carry a quiz clue (or any text) and are read through their close-up.
+ClueKind = Literal["note", "photo", "book", "poster"]
+CLUE_KINDS: tuple[str, ...] = get_args(ClueKind)
+ItemKind = Literal[ApplicableKind, ClueKind, Literal["lock", "button"]]
 
 COLORS: dict[str, tuple[int, int, int]] = {
     "red": (214, 48, 49),
