@@ -24,6 +24,8 @@ def run(text, pose=START, observed=SEEN, first=False, fb=False):
         ("Actions: []", "empty", {}),
         ("Actions: [Walk(north), Observe()]", "unknown_action", {}),
         ("Actions: [Rotate, Observe()]", "unknown_action", {}),
+        # a missing comma joins two actions into one unknown item (not a JumpTo of "lamp) Observe(")
+        ("Actions: [JumpTo(lamp) Observe()]", "unknown_action", {}),
         ("Actions: [Rotate(ninety), Observe()]", "argument", {}),
         ("Actions: [Observe(now)]", "argument", {}),
         ("Actions: [Return(home), Observe()]", "argument", {}),
@@ -51,6 +53,8 @@ def test_each_rule_is_enforced_and_named(text, rule, kwargs):
     result = run(text, **kwargs)
     assert isinstance(result, Violation), result
     assert result.rule == rule
+    if ") " in text:
+        assert "separate actions with commas" in result.message
     assert f"rule '{rule}'" in result.message
     assert result.unparseable == (rule == "action_list")
 

@@ -270,3 +270,41 @@ def test_coordinate_similarity_of_the_coordinate_families():
     v2l = {"family": "view2location", "x": 3, "y": 1, "facing": "east"}
     assert Q.score(W, v2l, "Answer: (3, 1)").similarity == 1.0
     assert Q.score(W, v2l, "Answer: (0, 0)").similarity == 0.0  # another view: no credit
+
+
+def test_question_views_keep_the_frame_of_close_pair_relations():
+    """Facing west, the sofa (truly west of the lamp) is "north" of it in the view's own frame; the
+    question must say so, or the relation reads as a map direction."""
+    frame = 'close pairs (your current facing direction called "north"): sofa is north of lamp, near'
+    for family in ("view2location", "view2action"):
+        q = {"family": family, "x": 3, "y": 1, "facing": "west", "actions": ["Rotate(-90)"]}
+        assert frame in Q.question_text(W, q)
+    assert Q._view_text(W, Pose(3, 1, "west")).startswith("sofa: front-slight-right, slightly far")
+    assert Q._view_text(W, Pose(0, 0, "east")) == "red door: front-slight-left, mid distance, on front wall"
+
+
+@pytest.mark.parametrize(
+    "q, reply, parsed, correct",
+    [
+        # the answer formats are written with <placeholders> and lists are often bracketed
+        ({"family": "pairwise-direction", "obj": "chair", "anchor": "lamp"}, "Answer: <east>, <slightly far>",
+         True, True),
+        ({"family": "pairwise-direction", "obj": "chair", "anchor": "lamp"}, "Answer: (east, slightly far)",
+         True, True),
+        ({"family": "location2view", "x": 1, "y": 0, "facing": "west", "target": "sofa"},
+         "Answer: [front-right, mid distance]", True, True),
+        ({"family": "perspective-determine", "anchor": "sofa"}, "Answer: <sofa>", True, True),
+        ({"family": "mental-rotation", "objects": ["sofa", "chair", "lamp"], "direction": "clockwise"},
+         "Answer: [lamp, chair, sofa]", True, True),
+        ({"family": "mental-rotation", "objects": ["sofa", "chair", "lamp"], "direction": "clockwise"},
+         'Answer: "lamp", "chair", "sofa"', True, True),
+        # two moves missing their comma are not one JumpTo of "lamp) Rotate(90": unreadable
+        ({"family": "view2action", "x": 0, "y": 2, "facing": "east", "actions": []},
+         "Answer: JumpTo(lamp) Rotate(90)", False, False),
+        ({"family": "view2action", "x": 0, "y": 2, "facing": "east", "actions": []},
+         "Answer: [JumpTo(lamp), Rotate(90)]", True, True),
+    ],
+)  # fmt: skip
+def test_wrapped_and_run_together_answers(q, reply, parsed, correct):
+    s = Q.score(W, q, reply)
+    assert (s.parsed, s.correct) == (parsed, correct), s

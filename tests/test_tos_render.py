@@ -63,3 +63,19 @@ def test_views_are_identical_in_a_fresh_process():
     w = two_rooms()
     here = hashlib.sha256(render_view(w, Pose(3, 1, "west"), 160) + render_legend(w)).hexdigest()
     assert out.stdout.strip().splitlines()[-1] == here
+
+
+def test_legend_labels_stay_legible_over_tall_dark_models():
+    """A wardrobe (tall, dark brown) reaches the label's corner; the label keeps a light plate."""
+    from playbench.tasks.tos.world import Room, World, WorldObject
+
+    w = World(
+        width=7,
+        height=7,
+        rooms=[Room(id=0, x0=-2, y0=-1, x1=2, y1=3)],
+        objects=[WorldObject(name="wardrobe", x=0, y=2, room=0, facing="south")],
+    )
+    px = pixels(render_legend(w)).astype(int)
+    label = px[6:28, 6:110]  # inside the "1. wardrobe" label of the first tile
+    brown = (label[..., 0] - label[..., 2] > 40) & (label[..., 0] < 200)
+    assert not brown.any()

@@ -137,3 +137,27 @@ def test_agent_is_told_the_rooms_and_object_names_in_the_papers_default_setting(
     text = task.observe("player").instructions
     names = sorted(o.name for o in world.objects)
     assert f"3 rooms, 12 objects: {', '.join(names)}." in text
+
+
+def test_vision_legend_text_of_a_single_room_world_says_there_is_no_door():
+    task = make_task("tos/explore", modality="vision", rooms=1, objects=2, image_size=96)
+    task.reset(task.instances(1, 0)[0])
+    text = task.observe("player").text
+    assert "Doors: none (a single room)." in text and "Doors: ." not in text
+
+
+@pytest.mark.parametrize("task_id", TOS)
+def test_every_active_exploration_starts_by_telling_the_start_pose(task_id):
+    """The agent starts at the origin facing north; every task must say so before the first step
+    (the allocentric answers and the cognitive map depend on it)."""
+    task = make_task(task_id)
+    task.reset(task.instances(1, 0)[0])
+    assert "You are at your starting position, facing north." in task.observe("player").text
+
+
+def test_vision_instructions_name_the_answer_bins_without_pointing_to_an_unseen_text_version():
+    task = make_task("tos/location2view", modality="vision", image_size=96)
+    task.reset(task.instances(1, 0)[0])
+    text = task.observe("player").instructions
+    assert "text version" not in text
+    assert "name them with these bins" in text and "(0°, 22.5°] front-slight-right" in text

@@ -122,7 +122,9 @@ def split_items(inner: str) -> list[str]:
     return items
 
 
-_ITEM = re.compile(r"^([A-Za-z]+)\s*\((.*)\)$", re.S)
+# one action: a name and one parenthesised argument, which may hold quoted text but no bare
+# parentheses (so two actions missing their comma, `JumpTo(sofa) Observe()`, are not one action)
+_ITEM = re.compile(r"""^([A-Za-z]+)\s*\(((?:[^()"']|"[^"]*"|'[^']*')*)\)$""", re.S)
 
 
 def normalize_name(name: str) -> str:
@@ -164,7 +166,8 @@ def execute_turn(
     for raw in raw_items:
         m = _ITEM.match(raw)
         if m is None or m.group(1).lower() not in CANONICAL:
-            return Violation("unknown_action", f"'{raw[:60]}' is not an action.")
+            hint = " (separate actions with commas)" if raw.count("(") > 1 else ""
+            return Violation("unknown_action", f"'{raw[:60]}' is not an action{hint}.")
         parsed.append((CANONICAL[m.group(1).lower()], m.group(2).strip()))
     names = [p[0] for p in parsed]
     if names.count("Observe") > 1:

@@ -20,7 +20,7 @@ How observations are reported:
 - Distance bins: 0 same distance; (0, 2] near; (2, 4] mid distance; (4, 8] slightly far; (8, 16] far; (16, 32] very far; above 32 extremely far."""
 
 VISION_SETTING = """You reason about space in a simulated 3D environment. The world is drawn in 3D but it is really a discrete 2D grid of {width}×{height}: every object, and you yourself, stands at integer coordinates (x, y).
-Each Observe() gives you a first-person image of what lies in your field of view (90° wide, eye level). Directions and distances are for you to judge from the image; in answers use the same words as the text version of this task:
+Each Observe() gives you a first-person image of what lies in your field of view (90° wide, eye level). Directions and distances are for you to judge from the image; in your answers name them with these bins:
 - Egocentric bins (0° is ahead, + clockwise): [-45°, -22.5°) front-left; [-22.5°, 0°) front-slight-left; 0° front; (0°, 22.5°] front-slight-right; (22.5°, 45°] front-right; otherwise beyond-fov.
 - Cardinal bins (45° each, clockwise from north): north, north-east, east, south-east, south, south-west, west, north-west, each centred on its direction.
 - Distance bins: 0 same distance; (0, 2] near; (2, 4] mid distance; (4, 8] slightly far; (8, 16] far; (16, 32] very far; above 32 extremely far.

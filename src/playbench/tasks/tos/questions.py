@@ -115,6 +115,15 @@ def _squash(s: str) -> str:
     return re.sub(r"[\s_\-]+", "", s.lower())
 
 
+_WRAPPERS = "<>[](){}\"'`*"
+
+
+def _unwrap(s: str) -> str:
+    """Drop the brackets and quotes a model wraps answers in: `<front>`, `[lamp, sofa]`, `(east, near)`
+    (the answer formats are written with angle-bracket placeholders, which models copy)."""
+    return s.strip().strip(_WRAPPERS).strip()
+
+
 # Accepted spellings of each bin (compared squashed: case, spaces, hyphens and underscores ignored).
 # The canonical names come first; the variants are the usual abbreviations and word orders, which
 # the original evaluation also accepts, so a right answer is not lost to its spelling.
@@ -140,7 +149,7 @@ def parse_relation(answer: str, kind: str) -> tuple[str, str] | str:
     """`<direction>, <distance>` -> (direction bin, distance bin), or an error message.
 
     The two vocabularies are disjoint, so `<distance>, <direction>` is read too."""
-    parts = [p.strip() for p in answer.split(",")]
+    parts = [_unwrap(p) for p in _unwrap(answer).split(",")]
     if len(parts) != 2:
         return f"expected '<direction>, <distance>', got '{answer[:80]}'"
     words = _CARDINAL_WORDS if kind == "cardinal" else _EGO_WORDS
@@ -183,7 +192,7 @@ def standing_points(world: World) -> list[tuple[int, int]]:
     return pts + [(g.x, g.y) for g in world.gates]
 
 
-_MOVE = re.compile(r"(JumpTo|Rotate|Return)\s*\((.*)\)", re.I | re.S)
+_MOVE = re.compile(r"(JumpTo|Rotate|Return)\s*\(([^()]*)\)", re.I | re.S)  # one move, no nested parentheses
 
 
 def parse_moves(answer: str) -> list[str] | str:
@@ -268,7 +277,16 @@ def _targets_in_view(world: World, pose: Pose, exclude: str | None = None) -> li
 
 
 def _view_text(world: World, pose: Pose) -> str:
-    return "; ".join(ln[2:] for ln in observation_text(world, pose).splitlines() if ln.startswith("- "))
+    """An observation on one line. The close-pair relations keep their frame (the viewer's facing
+    called "north"): without it, "a is south of b" would read as a map direction."""
+    lines = observation_text(world, pose).splitlines()
+    cut = next((k for k, ln in enumerate(lines) if ln.startswith("Close pairs")), len(lines))
+    items = [ln[2:] for ln in lines[:cut] if ln.startswith("- ")]
+    pairs = [ln[2:] for ln in lines[cut:] if ln.startswith("- ")]
+    text = "; ".join(items)
+    if pairs:
+        text += '; close pairs (your current facing direction called "north"): ' + "; ".join(pairs)
+    return text
 
 
 def mental_rotation_order(world: World, names: list[str], direction: str) -> list[str]:
@@ -485,7 +503,7 @@ def score(world: World, q: dict[str, Any], reply: str) -> Scored:
         hits = (got[0] == want[0]) + (got[1] == want[1])
         return Scored(hits / 2, hits == 2, True, f"{got[0]}, {got[1]}")
     if fam == "perspective-determine":
-        name = normalize_name(answer)
+        name = normalize_name(_unwrap(answer))
         if name not in {o.name for o in world.objects}:
             return Scored(0.0, False, False, f"'{answer[:40]}' is not an object of this world")
         return Scored(float(name == expected), name == expected, True, name)
@@ -509,7 +527,7 @@ def score(world: World, q: dict[str, Any], reply: str) -> Scored:
         similarity = coordinate_similarity(coords, [(int(x), int(y)) for x, y in want])
         return Scored(hits / len(want), ok, True, answer, similarity)
     if fam == "mental-rotation":
-        got_names = [normalize_name(n) for n in answer.split(",") if n.strip()]
+        got_names = [normalize_name(_unwrap(n)) for n in _unwrap(answer).split(",") if _unwrap(n)]
         want_names = expected.split(", ")
         if not set(got_names) & set(want_names):
             return Scored(

@@ -325,5 +325,11 @@ def render_legend(world: World) -> bytes:
         x, y = (k % cols) * TILE[0], (k // cols) * TILE[1]
         sheet.paste(_tile(o.name, o.facing is not None), (x, y))
         draw.rectangle((x, y, x + TILE[0] - 1, y + TILE[1] - 1), outline=(160, 160, 160))
-        draw.text((x + 8, y + 6), f"{k + 1}. {o.name}", font=font, fill=(20, 20, 20))
+        # the label sits on its own light plate, so a tall dark model (a wardrobe) cannot hide it
+        label = f"{k + 1}. {o.name}"
+        left, top, right, bottom = draw.textbbox((x + 8, y + 6), label, font=font)
+        draw.rectangle(
+            (left - 4, top - 3, right + 4, bottom + 3), fill=(250, 250, 250), outline=(160, 160, 160)
+        )
+        draw.text((x + 8, y + 6), label, font=font, fill=(20, 20, 20))
     return gl3d.encode_png(sheet)

@@ -374,7 +374,7 @@ class TosTask(Task):
             ImagePart(example, label="example"),
             TextPart(
                 f"Object legend (tile numbers match this list): {listing}. Doors: "
-                + ", ".join(g.name for g in self._worlds[0].gates or [])
+                + (", ".join(g.name for g in self._worlds[0].gates) or "none (a single room)")
                 + "."
             ),  # fmt: skip
             ImagePart(self._legend(), label="legend"),
@@ -503,10 +503,6 @@ class AnswerTask(TosTask):
             world=world,
             budget=self.config.budget,
         )
-
-    def _exploration_header(self) -> str:
-        header = super()._exploration_header()
-        return header if self.passive or self._log else ""
 
     def outcome(self) -> EpisodeResult:
         self._require()
