@@ -80,8 +80,9 @@ def test_a_jump_carries_a_move_over_a_low_table_but_not_into_it():
     act(rules, s, move_forward=8, jump=True)  # over the 0.42 m table, up to the closed door
     assert s.z == pytest.approx(0.03 + geo.AGENT_R, abs=2e-3)
     s = rules.start_state()
-    act(rules, s, move_forward=4.3, jump=True)  # would land on the table: stops before it
+    out = act(rules, s, move_forward=4.3, jump=True)  # would land on the table: stops before it
     assert s.z == pytest.approx(3.3 + geo.AGENT_R, abs=2e-3)
+    assert out.lines[-1].startswith("You jumped 3.95 m forward of the 4.3 m asked: the coffee table")
 
 
 def test_grab_needs_the_red_dot_on_the_object_and_4_m_reach():
@@ -239,3 +240,27 @@ def test_the_recorded_action_keeps_the_rationale():
     r = task.step('{"interactions": {"use_item_id": "note_1"}, "rationale": "read it"}')
     assert r.validity == Validity.INVALID and 'use "read"' in r.feedback
     assert r.parsed is None  # rejected before it became an action; the raw reply is in the trajectory
+
+
+@pytest.mark.parametrize("rot", [0, 90, 180, 270])
+def test_a_note_reads_upright_from_the_room_side_however_the_sheet_lies(rot):
+    """The writing on a note faces the room's centre (the open side of wall furniture), not the
+    sheet's random rotation: upside-down or sideways text is not 'readable in the scene'. A sheet
+    lying crosswise gets the text along its long side, so the decal still covers the sheet."""
+    from playbench.tasks.mmescape.view import note_image
+
+    inst = room_instance("level-3-note-key")
+    note = next(p for p in inst.props if p.item == "note_1")
+    for x, z in ((3.0, 0.5), (3.0, 8.5), (0.5, 4.5), (5.5, 4.5)):  # near the N, S, W, E walls
+        note.x, note.z, note.rot = x, z, rot
+        _, decals = geo.build_world(inst).parts(geo.VisualState())
+        d = next(d for d in decals if d.facing == "up")
+        rx, rz = geo.rotate_xz(0.0, 1.0, d.rot)  # where a reader of the upright text stands
+        assert rx * (3.0 - x) + rz * (4.5 - z) > 0, (x, z, rot, d.rot)
+        # the decal's world footprint is the sheet's (0.3 x 0.4, its long side along z when rot is 0/180)
+        decal_x = d.width if d.rot % 180 == 0 else d.height
+        sheet_x = 0.3 if rot % 180 == 0 else 0.4
+        assert decal_x == pytest.approx(sheet_x - 0.02)
+        assert note_image(d.lines, d.width > d.height).size == (
+            (380, 280) if d.width > d.height else (280, 380)
+        )

@@ -46,6 +46,20 @@ def test_lock_answers_and_brute_force_count():
     assert out.metrics["locks_solved"] == 1
 
 
+def test_answer_quoted_in_the_reasoning_is_not_the_action():
+    """Only the [ACTION] section acts: an <ANSWER> tag quoted while thinking is neither entered nor
+    allowed to replace the answer written after [ACTION]."""
+    task = room01()
+    play(task, "turn_to_west", "inspect safe", "inspect safe_lock")
+    answer = task.engine.answer("safe_lock")
+    r = task.step("[THINK] I tried <ANSWER>0000</ANSWER> before; let me check the clue.\n[ACTION]\nstep_back")
+    assert r.parsed == "step_back" and task.outcome().metrics["answers"] == 0
+    task.step("inspect safe_lock")
+    r = task.step(f"[THINK] The format is <ANSWER>your answer</ANSWER>.\n[ACTION]\n<ANSWER>{answer}</ANSWER>")
+    assert r.validity == Validity.EFFECTIVE and "solved_safe_lock" in r.info["checkpoints"]
+    assert task.outcome().metrics["wrong_answers_distinct"] == 0
+
+
 def test_use_pick_and_inventory():
     task = room01()
     play(task, "turn_to_east", "inspect desk", "open", "pick key_A")

@@ -202,16 +202,17 @@ class Rules:
         state.z += dz * moved
         state.moved += moved
         out.moved = moved
-        verb = ("jumped " if action.jump else "") + ("forward" if sign > 0 else "backward")
+        past, verb = ("jumped", "jump") if action.jump else ("moved", "move")
+        way = "forward" if sign > 0 else "backward"
         if blocker is None:
-            out.lines.append(f"You moved {moved:.2f} m {verb}.")
+            out.lines.append(f"You {past} {moved:.2f} m {way}.")
         else:
             what = self.entity_name(blocker.entity)
             if moved < 1e-3:
-                out.lines.append(f"You could not move {verb}: the {what} is in the way.")
+                out.lines.append(f"You could not {verb} {way}: the {what} is in the way.")
             else:
                 out.lines.append(
-                    f"You moved {moved:.2f} m {verb} of the {abs(d):g} m asked: the {what} is in the way."
+                    f"You {past} {moved:.2f} m {way} of the {abs(d):g} m asked: the {what} is in the way."
                 )
 
     # --- grabbing ----------------------------------------------------------------------------

@@ -316,6 +316,16 @@ def door_parts(inst: EscapeInstance, k: int, opened: bool) -> tuple[list[Part], 
 # --- the whole world ------------------------------------------------------------------------
 
 
+def reading_rot(room: RoomSpec, x: float, z: float) -> int:
+    """The quarter turn (0, 90, 180, 270) whose local +z (where an upright text's reader stands)
+    points most nearly from (x, z) to the room's centre."""
+    cx, cz = room.x0 + room.width / 2, room.z0 + room.depth / 2
+    dx, dz = cx - x, cz - z
+    return max(
+        (0, 90, 180, 270), key=lambda r: dx * rotate_xz(0.0, 1.0, r)[0] + dz * rotate_xz(0.0, 1.0, r)[1]
+    )
+
+
 @dataclass
 class World:
     """Static geometry of an instance (built once) and what depends on the visual state."""
@@ -341,15 +351,20 @@ class World:
             prims = fx.prop_pieces(kind, opened=place_.item in state.opened)
             parts += place(prims, place_.x, place_.y, place_.z, place_.rot, eid)
             if kind == "paper":
+                # The writing reads upright for someone facing the sheet from the room's centre (the
+                # open side of furniture against a wall); across a sheet lying crosswise to that
+                # direction it runs along the long side (a landscape decal).
+                text_rot = reading_rot(self.inst.rooms[place_.room], place_.x, place_.z)
+                w, h = (0.28, 0.38) if (text_rot - place_.rot) % 180 == 0 else (0.38, 0.28)
                 decals.append(
                     Decal(
                         tuple(self.note_text.get(place_.item, "").splitlines()),
                         (place_.x, place_.y + 0.0065, place_.z),
-                        0.28,
-                        0.38,
+                        w,
+                        h,
                         "up",
                         (30, 30, 40),
-                        rot=place_.rot,
+                        rot=text_rot,
                     )
                 )
         for k in range(len(self.inst.doors)):

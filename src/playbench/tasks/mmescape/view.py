@@ -25,10 +25,11 @@ NEAR, FAR = 0.05, 40.0
 
 
 @lru_cache(maxsize=64)
-def note_image(lines: tuple[str, ...]) -> Image.Image:
-    """The writing on a note: dark text on a transparent 280x380 texture, wrapped to its width
-    with the largest font that fits (a short code note is legible from about a metre)."""
-    width, height, pad = 280, 380, 14
+def note_image(lines: tuple[str, ...], landscape: bool = False) -> Image.Image:
+    """The writing on a note: dark text on a transparent 280x380 texture (380x280 for a sheet
+    read across its long side), wrapped to its width with the largest font that fits (a short
+    code note is legible from about a metre)."""
+    width, height, pad = (380, 280, 14) if landscape else (280, 380, 14)
     words = " ".join(lines).split()
     for size in (46, 40, 34, 28, 24, 20, 16, 13, 11):
         font = get_font(size)
@@ -77,9 +78,10 @@ def _scene_items(world: geo.World, visual: geo.VisualState) -> gl3d.Scene:
             )
     for d in decals:
         if d.facing == "up":
-            image = note_image(d.lines)
+            landscape = d.width > d.height
+            image = note_image(d.lines, landscape)
             scene.add_textured_quad(
-                image, _decal_transform(d, d.width), transparent=True, key=("note", d.lines)
+                image, _decal_transform(d, d.width), transparent=True, key=("note", d.lines, landscape)
             )
         else:
             text = " ".join(d.lines)

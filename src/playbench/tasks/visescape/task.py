@@ -214,17 +214,25 @@ class VisEscapeTask(Task):
 
     # --- acting --------------------------------------------------------------------------------
     def _read_action(self, text: str) -> str:
-        """The action part of a reply: after the last [ACTION] tag, else the last non-empty line."""
-        m = ANSWER_RE.search(text)
-        if m is not None:
-            return f"<ANSWER>{m.group(1).strip()}</ANSWER>"
+        """The action part of a reply: the first line after the last [ACTION] tag (an <ANSWER> tag that
+        starts there is taken whole); without a tag, the last <ANSWER> tag of the reply, else its last
+        non-empty line. An <ANSWER> quoted in the reasoning before [ACTION] is not the action."""
         parts = re.split(r"\[\s*action\s*\]", text, flags=re.IGNORECASE)
-        tail = parts[-1] if len(parts) > 1 else text
-        lines = [ln.strip() for ln in tail.splitlines() if ln.strip()]
+        if len(parts) > 1:
+            tail = parts[-1].lstrip()
+            first = tail.splitlines()[0].strip() if tail else ""
+            m = ANSWER_RE.search(tail)
+            if m is not None and m.start() < len(tail.splitlines()[0]):
+                return f"<ANSWER>{m.group(1).strip()}</ANSWER>"
+            if first:
+                return FORMAT_WORDS.sub("", first).strip()
+        answers = list(ANSWER_RE.finditer(text))
+        if answers:
+            return f"<ANSWER>{answers[-1].group(1).strip()}</ANSWER>"
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
         if not lines:
             return ""
-        line = lines[0] if len(parts) > 1 else lines[-1]
-        return FORMAT_WORDS.sub("", line).strip()
+        return FORMAT_WORDS.sub("", lines[-1]).strip()
 
     def step(self, action_text: str) -> StepResult:
         engine = self._require()
