@@ -69,6 +69,16 @@ def test_bad_options_and_instances_are_clear_errors():
         task.load_instance({**task_with("led").instances(1, 0)[0].model_dump(), "id": "x"})
 
 
+def test_the_module_is_fixed_by_the_task_id_and_cannot_be_swapped_with_set():
+    # `--set module=all` on comma/wire used to play button, dog, ... instances recorded as comma/wire
+    with pytest.raises(ConfigError, match=r"comma/wire plays the wire module only.*comma/all"):
+        make_task("comma/wire", module="all")
+    with pytest.raises(ConfigError, match=r"comma/all plays every module only.*comma/led"):
+        make_task("comma/all", module="led")
+    assert make_task("comma/led", module="led").module_names == ("led",)  # naming its own is fine
+    assert main(["instances", "comma/wire", "-n", "1", "--set", "module=all"]) != 0
+
+
 # --- the turn protocol ------------------------------------------------------------------------------
 def test_action_lines_match_case_insensitively_with_word_boundaries():
     names = ["cut_wire_1", "cut_wire_12", "press_top_left_button"]
@@ -169,6 +179,30 @@ def test_repetition_loop_is_a_repeated_incorrect_state_action_pair():
     assert metrics["repetition_loop"] is True and metrics["repeated_mistakes"] == 1
 
 
+def test_repetition_loops_are_found_on_the_real_time_puzzles_too():
+    # the countdown never shows the same time twice: the state keeps only what the rules read of it
+    task = task_with("button")
+    task.reset(next(i for i in task.instances(40, 0) if i.params["button_color"] in ("yellow", "blue")))
+    task.step("tap_button")  # a hold-button tapped: a strike, whatever the time
+    task.step("I tapped it, what now?")
+    task.step("(expert) hold it")
+    task.step("tap_button")  # the same mistake in the same situation, two turns later
+    metrics = task.outcome().metrics
+    assert metrics["mistakes"] == 2 and metrics["repetition_loop"] is True
+
+    task = task_with("dog")
+    task.reset(next(i for i in task.instances(20, 0) if i.params["dogs"] != i.start_clock % 10))
+    task.step("submit")  # turn 1: the wrong last digit
+    task.step("submit")  # turn 2: another wrong digit (7 s later), another situation
+    assert task.outcome().metrics["mistakes"] == 2 and task.outcome().metrics["repetition_loop"] is False
+    for _ in range(8):
+        task.step("How many dogs do you need?")
+        task.step("(expert) wait")
+    task.step("submit")  # turn 11: 70 s after turn 1, the same last digit again
+    metrics = task.outcome().metrics
+    assert metrics["mistakes"] == 3 and metrics["repetition_loop"] is True
+
+
 def test_turn_limit_curves_are_flat_metrics_and_aggregate():
     task = started("led")
     wrong = next(a for a in task.module.actions() if a not in task.module.oracle_actions(0))
@@ -184,6 +218,18 @@ def test_turn_limit_curves_are_flat_metrics_and_aggregate():
     assert curve["k"] == list(range(1, 21)) and curve["success_rate"][-1] == 1.0
     summary = summarize([{"success": True, "instance_id": "led-0000", "metrics": metrics}])
     assert summary["by_module"]["led"]["PSR"] == 100.0 and summary["overall"]["AM"] == 1.0
+
+
+def test_overall_averages_across_puzzles_as_the_papers_overall_column():
+    def episode(module: str, success: bool, mistakes: int) -> dict:
+        metrics = {"module": module, "partial_score": float(success), "mistakes": mistakes}
+        return {"success": success, "metrics": metrics | {"conversation_length": 1 if success else 20}}
+
+    # an uneven set (e.g. --episodes 3 of comma/all): two wires solved, one memory failed
+    overall = summarize([episode("wire", True, 0), episode("wire", True, 0), episode("memory", False, 6)])
+    assert overall["overall"]["SR"] == 50.0 and overall["overall"]["PSR"] == 50.0
+    assert overall["overall"]["AM"] == 3.0 and overall["overall"]["ACL"] == 10.5
+    assert overall["overall"]["n"] == 3 and overall["overall"]["puzzles"] == 2
 
 
 @pytest.mark.parametrize("module", MINE)
@@ -211,6 +257,7 @@ def test_judge_labels_failed_episodes_and_unparseable_verdicts_are_recorded():
     assert parse_judge_label("Reasoning... label: Repetition Loop") == "repetition loop"
     assert parse_judge_label("It was clearly miscommunication.") == "miscommunication"
     assert parse_judge_label("roleplay or misinterpretation?") is None
+    assert parse_judge_label("label: Role-play") == parse_judge_label("label: role play") == "roleplay"
     task = started("keypad", judge=True, max_turns=1)
     assert task.roles == ("solver", "expert", "judge")
     task.step("what now?")

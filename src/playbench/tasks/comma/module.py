@@ -93,6 +93,8 @@ class PuzzleModule(ABC):
 
     def state_key(self, clock: float) -> str:
         """What identifies the visible state for repetition-loop detection (a repeated incorrect
-        (state, action) pair). Default: `describe(clock)`, so on real-time modules the timer
-        reading is part of the state."""
+        (state, action) pair). Default: `describe(clock)`. A real-time module overrides it to keep
+        only the part of the timer its rules read (the dog's last digit, whether the button's timer
+        shows the release digit): the countdown never shows the same time twice, so the whole
+        reading would make every state new and no repetition could ever be found."""
         return self.describe(clock)

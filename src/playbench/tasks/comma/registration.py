@@ -2,7 +2,8 @@
 
 from playbench.core.registry import register
 
-TASK = "playbench.tasks.comma.task:CommaTask"
+# one class per id (CommaButtonTask, ..., CommaAllTask), so `--set module=` cannot swap the puzzle
+TASK = "playbench.tasks.comma.task:Comma{}Task"
 
 # name -> what the solver faces (module names as in playbench.tasks.comma.modules.NAMES)
 PUZZLES: dict[str, str] = {
@@ -19,7 +20,15 @@ PUZZLES: dict[str, str] = {
 }
 
 for _name, _what in PUZZLES.items():
-    register(f"comma/{_name}", TASK, description=f"COMMA {_name} puzzle: {_what}", module=_name)
+    register(
+        f"comma/{_name}",
+        TASK.format(_name.title()),
+        description=f"COMMA {_name} puzzle: {_what}",
+        module=_name,
+    )
 register(
-    "comma/all", TASK, description="COMMA: all ten puzzle modules (instances like button-0007)", module="all"
+    "comma/all",
+    TASK.format("All"),
+    description="COMMA: all ten puzzle modules (instances like button-0007)",
+    module="all",
 )

@@ -59,6 +59,16 @@ def paper_stats(rows: list[Episode]) -> dict[str, Any]:
     }
 
 
+def overall_stats(per_module: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The paper's "Overall" column: each metric averaged across the puzzles (each puzzle's own mean
+    counts once), so a set with more episodes of one puzzle does not weigh that puzzle more."""
+    stats = list(per_module.values())
+    out: dict[str, Any] = {"n": sum(s["n"] for s in stats), "puzzles": len(stats)}
+    for key in ("SR", "PSR", "AM", "ACL", "repetition_loop_rate"):
+        out[key] = fmean(s[key] for s in stats)
+    return out
+
+
 def turn_curve(rows: list[Episode], max_turns: int | None = None) -> dict[str, list[float]]:
     """Figure 5: success rate and mean mistakes when the conversation is cut after k turns."""
     if max_turns is None:
@@ -89,9 +99,10 @@ def summarize(episodes: list[Episode], max_turns: int | None = None) -> dict[str
     by_module: dict[str, list[Episode]] = {}
     for e in rows:
         by_module.setdefault(module_of(e), []).append(e)
+    per_module = {name: paper_stats(items) for name, items in sorted(by_module.items())}
     out: dict[str, Any] = {
-        "overall": paper_stats(rows),
-        "by_module": {name: paper_stats(items) for name, items in sorted(by_module.items())},
+        "overall": overall_stats(per_module),
+        "by_module": per_module,
         "turn_limit_curve": turn_curve(rows, max_turns),
     }
     counts = judge_counts(rows)

@@ -145,7 +145,8 @@ def reflow(manual: str) -> str:
 
 def parse_judge_label(text: str) -> str | None:
     """The judge's category: the one after 'label:', else the only category named; None otherwise."""
-    lowered = text.lower().replace("_", " ").replace("-", " ")
+    # "role-play" / "role play" are common spellings of the paper's "roleplay"
+    lowered = text.lower().replace("_", " ").replace("-", " ").replace("role play", "roleplay")
     spans = {
         label: [m.start() for m in re.finditer(re.escape(label), lowered)] for label in prompts.JUDGE_LABELS
     }
@@ -361,7 +362,18 @@ class CommaTask(Task):
     Config: ClassVar[type[TaskConfig]] = CommaConfig
     InstanceModel: ClassVar[type[Instance]] = CommaInstance
     instance_label: ClassVar[str] = "comma"
+    registered_module: ClassVar[str | None] = None  # set by the per-id classes below
     config: CommaConfig
+
+    def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        fixed = self.registered_module
+        if fixed is not None and self.config.module != fixed:
+            raise ConfigError(
+                f"comma/{fixed} plays {'every module' if fixed == 'all' else f'the {fixed} module'} "
+                f"only; module={self.config.module!r} is not an option of it "
+                f"(run comma/{self.config.module} instead)"
+            )
 
     @property
     def roles(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -583,3 +595,17 @@ class CommaTask(Task):
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         return summaries.summarize(episodes, self.config.max_turns)
+
+
+def _registered_task(module: str) -> type[CommaTask]:
+    """The class behind one task id: `comma/<module>` plays that module and refuses another one
+    given with `--set module=...` (which would otherwise record one puzzle under another's id)."""
+    name = f"Comma{module.title()}Task"
+    doc = f"The comma/{module} task (module fixed)."
+    attrs = {"registered_module": module, "__module__": __name__, "__qualname__": name, "__doc__": doc}
+    return type(name, (CommaTask,), attrs)
+
+
+# one class per task id, found by the registry as playbench.tasks.comma.task:Comma<Module>Task
+REGISTERED_TASKS: dict[str, type[CommaTask]] = {m: _registered_task(m) for m in (*NAMES, "all")}
+globals().update({cls.__name__: cls for cls in REGISTERED_TASKS.values()})

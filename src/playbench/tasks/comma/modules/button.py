@@ -164,7 +164,14 @@ class ButtonModule(PuzzleModule):
         )
 
     def state_key(self, clock: float) -> str:
-        return self.describe(clock)
+        # The situation as the rules read it. The countdown never shows the same time twice, so
+        # keeping the whole reading would make every state new and hide any repetition loop; it
+        # matters only to a release, through whether it shows the strip's digit.
+        if not self.held:
+            return f"{self.color} button, not held"
+        digit = release_digit(self.strip)
+        shows = "shows" if shows_digit(clock, digit) else "does not show"
+        return f"{self.color} button held, strip lit {self.strip}, the timer {shows} a {digit}"
 
     def oracle_actions(self, clock: float) -> list[str]:
         if self._solved:

@@ -166,6 +166,11 @@ class DogModule(PuzzleModule):
             f"Serial number {self.serial}. The module is {state}."
         )
 
+    def state_key(self, clock: float) -> str:
+        # The situation as the rule reads it: the picture and the timer's last digit (the whole
+        # reading never repeats, so it would hide every repetition loop).
+        return f"{self.dogs} dogs in the picture, the timer's last digit is {shown_seconds(clock) % 10}"
+
     def oracle_actions(self, clock: float) -> list[str]:
         if self.solved or shown_seconds(clock) % 10 != self.dogs:
             return []
