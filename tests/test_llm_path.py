@@ -184,7 +184,7 @@ def test_response_cache_avoids_repeat_requests(tmp_path):
 
 def test_model_sweep_runs_each_model_into_its_own_directory_with_one_provider_budget(tmp_path):
     out = tmp_path / "sweep"
-    with ScriptedServer(walker, latency=0.05) as srv:
+    with ScriptedServer(walker, latency=0.15) as srv:
         code = main(
             [
                 "run",
@@ -258,3 +258,28 @@ def test_failed_episode_is_retried_on_resume_and_nothing_else_changes(tmp_path):
     rerun = json.loads(lines[3])
     assert rerun["instance_id"] == failed[0]["instance_id"] and rerun["error"] is None and rerun["success"]
     assert summary["tasks"]["toy/walk"]["episodes"] == 3 and summary["tasks"]["toy/walk"]["errors"] == 0
+
+
+def test_no_cot_leaves_the_expert_and_judge_seats_free_to_explain(tmp_path):
+    with ScriptedServer(["my answer is 2"], cycle=True) as srv:
+        cfg = RunConfig(
+            ["toy/consult"],
+            {"*": AgentSpec("llm", "openai:s", {"cot": False})},
+            str(tmp_path / "c"),
+            episodes=1,
+            models=ModelSettings(base_url=srv.base_url),
+            task_options={"judge": True},
+        )
+        asyncio.run(execute(cfg))
+        systems = {
+            m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
+            for b in srv.requests
+            for m in b["messages"]
+            if m["role"] == "system"
+        }
+    by_seat = {
+        seat: [s for s in systems if f"You are the {seat}." in s] for seat in ("solver", "expert", "judge")
+    }
+    assert all(by_seat.values()), systems
+    assert all("without any explanation" in s for s in by_seat["solver"])
+    assert not any("without any explanation" in s for s in by_seat["expert"] + by_seat["judge"])

@@ -14,6 +14,9 @@ from playbench.core.types import Action, Observation, TextPart, Usage
 from playbench.models.base import ChatModel, GenerationParams, Message
 
 NO_COT_SUFFIX = "\n\nAnswer with the final action line only, in the required format, without any explanation."
+# Seats whose reply is a message or a verdict, not an action: "no chain of thought" does not make them
+# answer with an action line (a COMMA expert told to do so would stop explaining the manual).
+CONVERSATION_SEATS = frozenset({"expert", "judge"})
 
 LLM_OPTIONS = {"history", "cot", "temperature", "top_p", "max_tokens", "captioner"}
 
@@ -23,7 +26,7 @@ class LLMAgent(Agent):
 
     `history` keeps the last k (observation, reply) exchanges in the conversation; 0 sends only the
     current observation (tasks such as iVISPAR put their own past window into the observation).
-    `cot=False` asks for the bare action line. With a `captioner` model, images reach the model as
+    `cot=False` asks for the bare action line (not of the expert and judge seats, which reply in words). With a `captioner` model, images reach the model as
     that captioner's descriptions (caption-then-reason baselines).
     """
 
@@ -60,7 +63,8 @@ class LLMAgent(Agent):
         self.captioner = Captioner(self.captioner_model) if self.captioner_model is not None else None
 
     def build_messages(self, observation: Observation) -> list[Message]:
-        system = observation.instructions + ("" if self.cot else NO_COT_SUFFIX)
+        bare = not self.cot and observation.role not in CONVERSATION_SEATS
+        system = observation.instructions + (NO_COT_SUFFIX if bare else "")
         messages = [Message("system", [TextPart(system)])] if system.strip() else []
         if self.history:
             for user, assistant in self.window:
