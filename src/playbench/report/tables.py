@@ -157,7 +157,72 @@ def to_markdown(runs: list[dict[str, Any]]) -> str:
             "–" if lo is None or (isinstance(lo, float) and math.isnan(lo)) else f"[{lo:.4g}, {hi:.4g}]"
         )
         lines.append(f"| {row['metric']} | {row['n']} | {shown} | {interval} |")
+    summaries = [
+        (run["name"], entry)
+        for run in runs
+        for entry in run["summary"]["tasks"].values()
+        if entry.get("extra")
+    ]
+    if summaries:
+        lines += ["", "## Task summaries", ""]
+    for run_name, entry in summaries:
+        title = f"{entry['task']} · {entry['agent']}" + (f" · {entry['model']}" if entry.get("model") else "")
+        lines += ["", f"### {title} ({run_name})"]
+        for key, value in entry["extra"].items():
+            lines += ["", f"**{_cell(key)}**", "", *extra_markdown(value)]
     return "\n".join(lines) + "\n"
+
+
+EXTRA_JSON_CHARS = 2000  # a summary too irregular for a table is shown as JSON, cut at this length
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "–" if math.isnan(value) else f"{value:.4g}"
+    if value is None:
+        return "–"
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def _grid(row_names: list[str], rows: list[dict[str, Any]], corner: str) -> list[str]:
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    out = ["| " + " | ".join([corner, *map(_cell, columns)]) + " |", "|" + "---|" * (len(columns) + 1)]
+    for name, row in zip(row_names, rows, strict=True):
+        out.append("| " + " | ".join([_cell(name), *(_cell(row.get(c)) for c in columns)]) + " |")
+    return out
+
+
+def extra_markdown(value: Any) -> list[str]:
+    """A suite's own summary value (summary.json's task `extra`) as Markdown: scalars and lists of them
+    inline, a mapping of scalars or of rows, equal-length columns and lists of rows as tables, anything
+    else as JSON."""
+    if _scalar(value):
+        return [_cell(value)]
+    if isinstance(value, list) and all(_scalar(v) for v in value):
+        return [", ".join(_cell(v) for v in value) or "(empty)"]
+    if isinstance(value, dict) and value and all(_scalar(v) for v in value.values()):
+        return _grid(["value"], [value], "")
+    rows_by_name = isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values())
+    if rows_by_name and all(_scalar(x) for v in value.values() for x in v.values()):
+        return _grid([str(k) for k in value], list(value.values()), "")
+    if isinstance(value, dict) and value and all(isinstance(v, list) for v in value.values()):
+        lengths = {len(v) for v in value.values()}
+        if len(lengths) == 1 and all(_scalar(x) for v in value.values() for x in v):
+            (length,) = lengths
+            rows = [{k: v[i] for k, v in value.items()} for i in range(length)]
+            return _grid([str(i + 1) for i in range(length)], rows, "#")
+    row_list = isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
+    if row_list and all(_scalar(x) for v in value for x in v.values()):
+        return _grid([str(i + 1) for i in range(len(value))], value, "#")
+    text = json.dumps(value, default=str)
+    if len(text) > EXTRA_JSON_CHARS:
+        text = text[:EXTRA_JSON_CHARS] + " …"
+    return ["```json", text, "```"]
 
 
 def to_csv(runs: list[dict[str, Any]]) -> str:
