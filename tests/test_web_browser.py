@@ -31,6 +31,7 @@ from playbench.report.tables import load_run  # noqa: E402
 from playbench.runner.episode import EpisodeOutput, key_filename  # noqa: E402
 from playbench.runner.run import RunConfig, execute  # noqa: E402
 from playbench.runner.store import RunStore  # noqa: E402
+from playbench.testing.scripted_server import ScriptedServer, last_user_text, system_text  # noqa: E402
 from playbench.web.export import write_html  # noqa: E402
 from playbench.web.server import create_app  # noqa: E402
 
@@ -342,6 +343,48 @@ def test_comma_solver_and_expert_in_two_browsers(browser, page, server, runs_roo
     played = [p for p in (runs_root / "web-play").iterdir() if p.name.startswith("comma__wire")]
     record = load_run(played[0])["records"][0]
     assert record["agent"] == "human" and record["success"] and record["roles"]["expert"] == "human"
+    assert not page.problems, page.problems
+
+
+def test_comma_solver_with_a_model_expert(page, server, runs_root):
+    """A person in the solver seat, a model in the expert seat: the model (a local OpenAI-compatible
+    server, reached through the real openai SDK) reads the manual and the person's question, answers,
+    and the person acts on that answer, all in the browser."""
+    task = make_task("comma/wire")
+    instance = task.instances(2, 0)[1]
+    task.reset(instance)
+    right_wire = task.oracle_action("solver")
+
+    def expert(request: dict) -> str:
+        return f"According to the manual you should do this: {right_wire}"
+
+    with ScriptedServer(expert) as srv:
+        page.goto(f"{server.url}/play")
+        page.locator('tr[data-task="comma/wire"]').get_by_role("link", name="Play").click()
+        page.get_by_test_id("instance").select_option(instance.id)
+        page.get_by_test_id("seat").select_option("solver")
+        page.get_by_test_id("partner").select_option("llm")
+        page.locator("input[name=partner_model]").fill(f"openai:scripted-expert@{srv.base_url}")
+        page.get_by_test_id("start").click()
+        page.wait_for_url(re.compile(r"/play/s/"))
+        assert wait_turn_or_end(page, 0) == "turn"
+        page.get_by_test_id("action-text").fill("Three or more wires here. Which one do I cut?")
+        page.get_by_test_id("action-text").press("Enter")
+        assert wait_turn_or_end(page, 1) == "turn"  # the model has answered in between
+        assert f"you should do this: {right_wire}" in page.locator("main").inner_text()
+        page.get_by_test_id("legal-actions").get_by_role("button", name=right_wire).click()
+        assert wait_turn_or_end(page, 2) == "finished"
+        requests = list(srv.requests)
+    assert "Solved" in page.get_by_test_id("finished").inner_text()
+    assert len(requests) == 1 and requests[0]["model"] == "scripted-expert"
+    system, user = system_text(requests[0]), last_user_text(requests[0])
+    assert "MANUAL" in system and "Which one do I cut?" in user
+    assert "image_url" not in str(requests[0]["messages"])  # the expert never sees the module
+    played = sorted(p for p in (runs_root / "web-play").iterdir() if p.name.startswith("comma__wire"))
+    records = [r for p in played for r in load_run(p)["records"]]
+    mine = [r for r in records if r["instance_id"] == instance.id and r["roles"]["expert"].startswith("llm")]
+    assert mine and mine[0]["success"] and mine[0]["roles"]["solver"] == "human"
+    assert mine[0]["usage"]["calls"] == 1
     assert not page.problems, page.problems
 
 
