@@ -303,6 +303,14 @@ def test_question_views_keep_the_frame_of_close_pair_relations():
          "Answer: JumpTo(lamp) Rotate(90)", False, False),
         ({"family": "view2action", "x": 0, "y": 2, "facing": "east", "actions": []},
          "Answer: [JumpTo(lamp), Rotate(90)]", True, True),
+        # a list written one item per line, and names with an article
+        ({"family": "mental-rotation", "objects": ["sofa", "chair", "lamp"], "direction": "clockwise"},
+         "Turning right I meet them in turn.\nAnswer:\n1. lamp\n2. chair\n3. sofa", True, True),
+        ({"family": "mental-rotation", "objects": ["sofa", "chair", "lamp"], "direction": "clockwise"},
+         "Answer:\n- the lamp\n- the chair\n- the sofa\nDone.", True, True),
+        ({"family": "perspective-determine", "anchor": "sofa"}, "Answer: The sofa.", True, True),
+        ({"family": "pairwise-direction", "obj": "chair", "anchor": "lamp"}, "Answer:\n1. east, slightly far",
+         True, True),
     ],
 )  # fmt: skip
 def test_wrapped_and_run_together_answers(q, reply, parsed, correct):

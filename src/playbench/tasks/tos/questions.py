@@ -107,8 +107,32 @@ def extract_answer(text: str) -> str:
         lines = [ln for ln in text.splitlines() if ln.strip()]
         tail = lines[-1] if lines else ""
     tail = tail.strip().strip("`*").strip()
-    first = tail.splitlines()[0] if tail else ""
+    lines = [ln.strip() for ln in tail.splitlines() if ln.strip()]
+    items: list[str] = []
+    for line in lines:  # a list written one item per line ("1. mug", "- sofa") is read as "mug, sofa"
+        m = _LIST_ITEM.match(line)
+        if m is None:
+            break
+        items.append(m.group(1).strip().strip("`*").rstrip(",.").strip())
+    if items:
+        return ", ".join(items)
+    first = lines[0] if lines else ""
     return first.strip().strip("`*").rstrip(".").strip()
+
+
+_LIST_ITEM = re.compile(r"^(?:\d+[.)]|[-*\u2022])\s+(.+)$")
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+
+
+def _object_name(text: str, names: set[str]) -> str:
+    """An object name as written in an answer: unwrapped, normalised, and without a leading article
+    when that is what keeps it from matching ("the lamp")."""
+    name = normalize_name(_unwrap(text))
+    if name not in names:
+        bare = _ARTICLE.sub("", name)
+        if bare in names:
+            return bare
+    return name
 
 
 def _squash(s: str) -> str:
@@ -503,7 +527,7 @@ def score(world: World, q: dict[str, Any], reply: str) -> Scored:
         hits = (got[0] == want[0]) + (got[1] == want[1])
         return Scored(hits / 2, hits == 2, True, f"{got[0]}, {got[1]}")
     if fam == "perspective-determine":
-        name = normalize_name(_unwrap(answer))
+        name = _object_name(answer, {o.name for o in world.objects})
         if name not in {o.name for o in world.objects}:
             return Scored(0.0, False, False, f"'{answer[:40]}' is not an object of this world")
         return Scored(float(name == expected), name == expected, True, name)
@@ -527,7 +551,8 @@ def score(world: World, q: dict[str, Any], reply: str) -> Scored:
         similarity = coordinate_similarity(coords, [(int(x), int(y)) for x, y in want])
         return Scored(hits / len(want), ok, True, answer, similarity)
     if fam == "mental-rotation":
-        got_names = [normalize_name(_unwrap(n)) for n in _unwrap(answer).split(",") if _unwrap(n)]
+        known = {o.name for o in world.objects}
+        got_names = [_object_name(n, known) for n in _unwrap(answer).split(",") if _unwrap(n)]
         want_names = expected.split(", ")
         if not set(got_names) & set(want_names):
             return Scored(
