@@ -118,6 +118,18 @@ def test_action_lines_execute_in_order_and_stop_at_a_strike():
     assert task.module.solved and task.done and "won" in result.feedback
 
 
+def test_a_line_naming_two_actions_runs_the_first_and_says_so():
+    task = started("keypad")
+    first, second = task.module.oracle_actions(0)[:2]
+    result = task.step(f"{first} and then {second}")
+    assert task.module.progress == 1 and task.session.actions_executed == 1
+    assert "only the first action named on a line is carried out" in result.feedback
+    assert f"({first}; not {second})" in result.feedback
+    assert "One action per line" in task.observe("solver").text  # the transcript keeps the note
+    plain = started("keypad")
+    assert "One action per line" not in plain.step(first).feedback
+
+
 def test_unavailable_action_is_invalid_and_changes_nothing():
     task = started("button")
     result = task.step("release_button")

@@ -100,15 +100,33 @@ def _action_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])", re.IGNORECASE)
 
 
+def actions_in(line: str, names: list[str]) -> list[str]:
+    """Every action named in `line`, left to right, in canonical spelling."""
+    if not names:
+        return []
+    canonical = {n.lower(): n for n in names}
+    return [canonical[m.group(0).lower()] for m in _action_pattern(tuple(names)).finditer(line)]
+
+
 def find_action(line: str, names: list[str]) -> str | None:
     """The action named in `line` (the leftmost one, in its canonical spelling), or None."""
-    if not names:
+    found = actions_in(line, names)
+    return found[0] if found else None
+
+
+def crowded_lines_note(lines: list[str], names: list[str]) -> str | None:
+    """A note for lines that name more than one action: only the first of each line is carried out."""
+    crowded = []
+    for line in lines:
+        found = list(dict.fromkeys(actions_in(line, names)))
+        if len(found) > 1:
+            crowded.append(f"'{line.strip()[:80]}' ({found[0]}; not {', '.join(found[1:])})")
+    if not crowded:
         return None
-    match = _action_pattern(tuple(names)).search(line)
-    if match is None:
-        return None
-    found = match.group(0).lower()
-    return next(n for n in names if n.lower() == found)
+    return (
+        "One action per line: only the first action named on a line is carried out. "
+        f"Lines with more than one: {'; '.join(crowded)}."
+    )
 
 
 def cut_words(text: str, limit: int) -> str:
@@ -216,6 +234,10 @@ class Session:
         entry = Entry(self.turns + 1, "solver", _clip(text), acted=bool(named), truth=truth)
         self.entries.append(entry)
         result = self._act(named, clock, entry) if named else self._message(text)
+        note = crowded_lines_note(lines, vocabulary) if named else None
+        if note is not None:
+            entry.results.append(note)
+            result.feedback += f"\n{note}"
         self.turns += 1
         self.solved_after.append(self.module.solved)
         self.mistakes_after.append(self.mistakes)
