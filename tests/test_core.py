@@ -19,6 +19,15 @@ def test_registry_resolves_ids_suites_and_globs():
     assert [s.id for s in resolve(["ivispar/sgp", "ivispar/sgp"])] == ["ivispar/sgp"]
 
 
+def test_a_bare_suite_runs_its_default_tasks_and_the_glob_runs_all():
+    """`comma/all` and `visescape/rooms` play the instances of the per-puzzle and per-room ids, so the
+    bare suite name runs the aggregate once; the ids and `suite/*` still reach every task."""
+    assert [s.id for s in resolve(["comma"])] == ["comma/all"]
+    assert [s.id for s in resolve(["visescape"])] == ["visescape/quiz-vqa", "visescape/rooms"]
+    assert len(resolve(["comma/*"])) == 11 and len(resolve(["visescape/*"])) == 22
+    assert [s.id for s in resolve(["comma", "comma/wire"])] == ["comma/all", "comma/wire"]
+
+
 def test_unknown_task_names_the_known_ones():
     with pytest.raises(ConfigError) as exc:
         get_spec("ivispar/nope")

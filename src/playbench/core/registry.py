@@ -25,7 +25,7 @@ class TaskSpec:
     entry_point: str
     description: str = ""
     kwargs: dict[str, Any] = field(default_factory=dict)
-    default: bool = True  # part of the built-in default job ("every available task")
+    default: bool = True  # in the built-in default job (quickstart) and in a bare suite name's tasks
 
     @property
     def suite(self) -> str:
@@ -89,7 +89,11 @@ def get_spec(task_id: str) -> TaskSpec:
 
 
 def resolve(patterns: list[str]) -> list[TaskSpec]:
-    """Expand task ids and `suite/*` or bare `suite` patterns, keeping order and dropping repeats."""
+    """Expand task ids and `suite/*` or bare `suite` patterns, keeping order and dropping repeats.
+
+    `suite/*` is every task of the suite; a bare `suite` is its default tasks (all of them when none is
+    marked), so a suite whose aggregate task repeats its single tasks (`comma/all` plays the ten
+    `comma/<puzzle>` instances) is not run twice over by `playbench run comma`."""
     _ensure_loaded()
     out: dict[str, TaskSpec] = {}
     for pat in patterns:
@@ -100,6 +104,8 @@ def resolve(patterns: list[str]) -> list[TaskSpec]:
         matches = [s for s in all_specs() if suite is not None and s.suite == suite]
         if not matches:
             get_spec(pat)  # raises with the list of known ids
+        if not pat.endswith("/*"):
+            matches = [s for s in matches if s.default] or matches
         for spec in matches:
             out.setdefault(spec.id, spec)
     return list(out.values())

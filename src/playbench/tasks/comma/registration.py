@@ -24,6 +24,7 @@ for _name, _what in PUZZLES.items():
         f"comma/{_name}",
         TASK.format(_name.title()),
         description=f"COMMA {_name} puzzle: {_what}",
+        default=False,  # `comma/all` plays these same instances; `playbench run comma` runs that
         module=_name,
     )
 register(

@@ -7,7 +7,14 @@ ROOM_COUNT = 20
 
 for _k in range(1, ROOM_COUNT + 1):
     _room = f"room-{_k:02d}"
-    register(f"visescape/{_room}", ROOMS, description=f"VisEscape escape room {_room}", rooms=[_room])
+    # `visescape/rooms` plays these same rooms; `playbench run visescape` runs that, not each twice
+    register(
+        f"visescape/{_room}",
+        ROOMS,
+        description=f"VisEscape escape room {_room}",
+        default=False,
+        rooms=[_room],
+    )
 register("visescape/rooms", ROOMS, description="VisEscape: all twenty escape rooms", rooms=["all"])
 register(
     "visescape/quiz-vqa",
