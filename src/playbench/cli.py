@@ -200,7 +200,9 @@ def cmd_list(_: argparse.Namespace) -> int:
             f"{name}={spec.kwargs.get(name, field.get_default(call_default_factory=True))!r}"
             for name, field in cls.Config.model_fields.items()
         )
-        by_name = "" if spec.default else f" [dim](by id or {spec.suite}/*; not in a bare '{spec.suite}')[/dim]"
+        by_name = (
+            "" if spec.default else f" [dim](by id or {spec.suite}/*; not in a bare '{spec.suite}')[/dim]"
+        )
         con.print(f"  [cyan]{spec.id}[/cyan]  {escape(spec.description)}{by_name}", highlight=False)
         con.print(f"      options: {options}", highlight=False, markup=False)
     con.print("[bold]Agents[/bold]")
