@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, ClassVar
 
 from PIL import ImageDraw
 
@@ -279,35 +279,76 @@ class ColorDigits(QuizKind):
         _marked_wheel_lock(self, draw, box, params, solved, "NUMBER LOCK", dot)
 
 
-class ShapeCount(QuizKind):
-    name = "shape_count"
-    description = (
-        "clue: a picture of scattered shapes; lock: digit wheels marked with shapes (count each shape)"
-    )
+class _CountingQuiz(QuizKind):
+    """Clue: marks of a few kinds scattered over a surface; lock: one digit wheel under each kind, in
+    another order. The answer is how many marks of each kind, in the lock's order."""
+
+    key: ClassVar[str]  # the params entry holding the kinds of mark
+    max_count: ClassVar[int]
+    mark_scale: ClassVar[float]  # half the side of a mark in the clue, as a share of the scatter cell
+
+    @abstractmethod
+    def pick(self, rng: random.Random) -> list[str]:
+        """The kinds of mark of one instance."""
+
+    @abstractmethod
+    def check_marks(self, kinds: list[str], counts: list[int]) -> None:
+        """Raise ValueError for a kind or a count this quiz cannot show."""
+
+    @abstractmethod
+    def draw_mark(self, draw: ImageDraw.ImageDraw, kind: str, box: dw.Box, on_lock: bool) -> None: ...
 
     def generate(self, rng: random.Random) -> dict[str, Any]:
-        shapes = rng.sample(list(dw.SHAPES), 4)
+        kinds = self.pick(rng)
         return {
-            "shapes": shapes,
-            "counts": [rng.randint(1, 6) for _ in shapes],
-            "lock_order": _derange(rng, shapes),
+            self.key: kinds,
+            "counts": [rng.randint(1, self.max_count) for _ in kinds],
+            "lock_order": _derange(rng, kinds),
             "layout_seed": rng.randint(0, 10**6),
         }
 
     def check(self, params: dict[str, Any]) -> None:
-        _need(params, "shapes", "counts", "lock_order", "layout_seed")
-        if sorted(params["shapes"]) != sorted(params["lock_order"]) or len(params["shapes"]) != len(
-            params["counts"]
-        ):
-            raise ValueError("shapes, counts and lock_order must match")
-        if any(s not in dw.SHAPES for s in params["shapes"]) or not all(
-            1 <= c <= 9 for c in params["counts"]
-        ):
-            raise ValueError(f"shapes must come from {', '.join(dw.SHAPES)} and counts be 1-9")
+        _need(params, self.key, "counts", "lock_order", "layout_seed")
+        kinds = params[self.key]
+        if sorted(kinds) != sorted(params["lock_order"]) or len(kinds) != len(params["counts"]):
+            raise ValueError(f"{self.key}, counts and lock_order must match")
+        self.check_marks(kinds, params["counts"])
 
     def answer(self, params: dict[str, Any]) -> str:
-        count = dict(zip(params["shapes"], params["counts"], strict=True))
-        return "".join(str(count[s]) for s in params["lock_order"])
+        count = dict(zip(params[self.key], params["counts"], strict=True))
+        return "".join(str(count[k]) for k in params["lock_order"])
+
+    def draw_clue(self, draw: ImageDraw.ImageDraw, box: dw.Box, params: dict[str, Any]) -> None:
+        x0, y0, x1, y1 = box
+        size = min(x1 - x0, y1 - y0) / 7
+        half = size * self.mark_scale
+        for g, x, y in _scatter(params["layout_seed"], params["counts"], box, size):
+            self.draw_mark(draw, params[self.key][g], (x - half, y - half, x + half, y + half), False)
+
+    def draw_lock(self, draw: ImageDraw.ImageDraw, box: dw.Box, params: dict[str, Any], solved: bool) -> None:
+        order = params["lock_order"]
+
+        def mark(d: ImageDraw.ImageDraw, k: int, b: dw.Box) -> None:
+            self.draw_mark(d, order[k], b, True)
+
+        _marked_wheel_lock(self, draw, box, params, solved, "NUMBER LOCK", mark)
+
+
+class ShapeCount(_CountingQuiz):
+    name = "shape_count"
+    description = (
+        "clue: a picture of scattered shapes; lock: digit wheels marked with shapes (count each shape)"
+    )
+    key = "shapes"
+    max_count = 6
+    mark_scale = 0.42
+
+    def pick(self, rng: random.Random) -> list[str]:
+        return rng.sample(list(dw.SHAPES), 4)
+
+    def check_marks(self, kinds: list[str], counts: list[int]) -> None:
+        if any(s not in dw.SHAPES for s in kinds) or not all(1 <= c <= 9 for c in counts):
+            raise ValueError(f"shapes must come from {', '.join(dw.SHAPES)} and counts be 1-9")
 
     def clue_caption(self, params: dict[str, Any]) -> str:
         parts = ", ".join(
@@ -321,51 +362,23 @@ class ShapeCount(QuizKind):
             f"small symbols: {', '.join(params['lock_order'])}."
         )
 
-    def draw_clue(self, draw: ImageDraw.ImageDraw, box: dw.Box, params: dict[str, Any]) -> None:
-        x0, y0, x1, y1 = box
-        size = min(x1 - x0, y1 - y0) / 7
-        for g, x, y in _scatter(params["layout_seed"], params["counts"], box, size):
-            dw.shape(
-                draw,
-                params["shapes"][g],
-                (x - size * 0.42, y - size * 0.42, x + size * 0.42, y + size * 0.42),
-                dw.rgb("navy"),
-            )
-
-    def draw_lock(self, draw: ImageDraw.ImageDraw, box: dw.Box, params: dict[str, Any], solved: bool) -> None:
-        order = params["lock_order"]
-
-        def sym(d: ImageDraw.ImageDraw, k: int, b: dw.Box) -> None:
-            dw.shape(d, order[k], b, (250, 250, 250))
-
-        _marked_wheel_lock(self, draw, box, params, solved, "NUMBER LOCK", sym)
+    def draw_mark(self, draw: ImageDraw.ImageDraw, kind: str, box: dw.Box, on_lock: bool) -> None:
+        dw.shape(draw, kind, box, (250, 250, 250) if on_lock else dw.rgb("navy"))
 
 
-class ColorCount(QuizKind):
+class ColorCount(_CountingQuiz):
     name = "color_count"
     description = "clue: scattered coloured dots; lock: digit wheels marked with colours (count each colour)"
+    key = "colors"
+    max_count = 7
+    mark_scale = 0.45
 
-    def generate(self, rng: random.Random) -> dict[str, Any]:
-        colors = rng.sample(QUIZ_COLORS, rng.choice((3, 4)))
-        return {
-            "colors": colors,
-            "counts": [rng.randint(1, 7) for _ in colors],
-            "lock_order": _derange(rng, colors),
-            "layout_seed": rng.randint(0, 10**6),
-        }
+    def pick(self, rng: random.Random) -> list[str]:
+        return rng.sample(QUIZ_COLORS, rng.choice((3, 4)))
 
-    def check(self, params: dict[str, Any]) -> None:
-        _need(params, "colors", "counts", "lock_order", "layout_seed")
-        if sorted(params["colors"]) != sorted(params["lock_order"]) or len(params["colors"]) != len(
-            params["counts"]
-        ):
-            raise ValueError("colors, counts and lock_order must match")
-        if not all(1 <= c <= 9 for c in params["counts"]):
+    def check_marks(self, kinds: list[str], counts: list[int]) -> None:
+        if not all(1 <= c <= 9 for c in counts):
             raise ValueError("counts must be 1-9")
-
-    def answer(self, params: dict[str, Any]) -> str:
-        count = dict(zip(params["colors"], params["counts"], strict=True))
-        return "".join(str(count[c]) for c in params["lock_order"])
 
     def clue_caption(self, params: dict[str, Any]) -> str:
         parts = ", ".join(f"{n} {c}" for c, n in zip(params["colors"], params["counts"], strict=True))
@@ -377,24 +390,8 @@ class ColorCount(QuizKind):
             f"coloured stars: {', '.join(params['lock_order'])}."
         )
 
-    def draw_clue(self, draw: ImageDraw.ImageDraw, box: dw.Box, params: dict[str, Any]) -> None:
-        x0, y0, x1, y1 = box
-        size = min(x1 - x0, y1 - y0) / 7
-        for g, x, y in _scatter(params["layout_seed"], params["counts"], box, size):
-            dw.shape(
-                draw,
-                "star",
-                (x - size * 0.45, y - size * 0.45, x + size * 0.45, y + size * 0.45),
-                dw.rgb(params["colors"][g]),
-            )
-
-    def draw_lock(self, draw: ImageDraw.ImageDraw, box: dw.Box, params: dict[str, Any], solved: bool) -> None:
-        order = params["lock_order"]
-
-        def sym(d: ImageDraw.ImageDraw, k: int, b: dw.Box) -> None:
-            dw.shape(d, "star", b, dw.rgb(order[k]))
-
-        _marked_wheel_lock(self, draw, box, params, solved, "NUMBER LOCK", sym)
+    def draw_mark(self, draw: ImageDraw.ImageDraw, kind: str, box: dw.Box, on_lock: bool) -> None:
+        dw.shape(draw, "star", box, dw.rgb(kind))
 
 
 class ColorOrder(QuizKind):
