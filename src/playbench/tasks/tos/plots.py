@@ -28,21 +28,10 @@ from playbench.report.plots import (
     proportion_ci,
     save_png,
 )
+from playbench.tasks.tos.questions import FAMILIES
 
 # x-axis order: the nine families in the paper's order, then the map and false belief
-TASK_ORDER: tuple[str, ...] = (
-    "pairwise-direction",
-    "perspective-taking",
-    "perspective-determine",
-    "action2view",
-    "view2action",
-    "allocentric-map",
-    "mental-rotation",
-    "location2view",
-    "view2location",
-    "cogmap",
-    "false-belief",
-)
+TASK_ORDER: tuple[str, ...] = (*FAMILIES, "cogmap", "false-belief")
 
 
 def _option(run: dict[str, Any], task_id: str, key: str, default: str) -> str:
