@@ -20,9 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,6 +29,7 @@ from playbench.core.types import Usage
 from playbench.models.base import ChatModel, GenerationParams, Message, ModelResponse
 from playbench.runner.models import ModelPool, ModelSettings
 from playbench.runner.run import RunConfig, execute
+from playbench.testing.scripted_server import server_process
 
 # An unknown colour is always an illegal command, so every episode runs the full 20-step cap.
 REPLY = "I will try this.\naction: move purple cube up"
@@ -47,12 +45,6 @@ class SleepingModel(ChatModel):
     async def generate(self, messages: list[Message], params: GenerationParams) -> ModelResponse:
         await asyncio.sleep(self.latency)
         return ModelResponse(REPLY, Usage(calls=1, cost=None))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run_once(
@@ -85,30 +77,7 @@ def main() -> None:
     args = ap.parse_args()
     ideal = args.concurrency / args.latency
 
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "playbench.testing.scripted_server",
-            "--port",
-            str(port),
-            "--reply",
-            REPLY,
-            "--latency",
-            str(args.latency),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+    with server_process([REPLY], args.latency) as base_url:
         with tempfile.TemporaryDirectory() as tmp:
             steps, wall, cpu_http = run_once(
                 args.task, args.episodes, args.concurrency, base_url, tmp, "http"
@@ -142,9 +111,6 @@ def main() -> None:
             f"SDK + HTTP stack CPU per request: {1000 * sdk:.2f} ms (the difference); with it one process can "
             f"make at most {1 / (sdk + cpu / steps):.0f} steps/s, {100 / (sdk + cpu / steps) / ideal:.0f}% of the ideal"
         )
-    finally:
-        server.terminate()
-        server.wait()
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import json
 import resource
-import socket
 import subprocess
 import sys
 import tempfile
@@ -83,12 +82,6 @@ def one(mode: str, concurrency: int, latency: float, base_url: str, jitter: floa
     }
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def measure(mode: str, concurrency: int, latency: float, base_url: str, jitter: float = 0.0) -> dict:
     out = subprocess.run(
         [sys.executable, __file__, "--one", mode, str(concurrency), str(latency), base_url, str(jitter)],
@@ -113,31 +106,10 @@ def main() -> None:
         print(json.dumps(one(mode, int(conc), float(latency), base_url, float(jitter))))
         return
 
+    from playbench.testing.scripted_server import server_process
+
     levels = [int(x) for x in args.levels.split(",")]
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "playbench.testing.scripted_server",
-            "--port",
-            str(port),
-            "--reply",
-            REPLY,
-            "--latency",
-            str(args.latency),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+    with server_process([REPLY], args.latency) as base_url:
         runs = (
             ("memory", 0.0, "in process (model sleeps; playbench only)"),
             (
@@ -166,9 +138,6 @@ def main() -> None:
                     f"{conc:>5} {rate:>9.0f} {ideal:>7.0f} {100 * rate / ideal:>6.1f}% "
                     f"{1000 * m['cpu'] / m['steps']:>7.2f}ms {per_episode:>10.2f}  {m['errors']}{flag}"
                 )
-    finally:
-        server.terminate()
-        server.wait()
     print("\nmemory goal: < 5 MB per concurrent text episode")
 
 

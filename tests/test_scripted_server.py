@@ -25,7 +25,7 @@ from playbench.testing import (
     request_images,
     system_text,
 )
-from playbench.testing.scripted_server import unused_port
+from playbench.testing.scripted_server import server_process, unused_port
 
 ANTHROPIC_HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "k"}
 
@@ -393,3 +393,14 @@ def test_command_line_demo():
     finally:
         proc.terminate()
         proc.communicate(timeout=10)  # also closes the pipes
+
+
+def test_server_process_serves_from_its_own_process_and_stops():
+    with server_process(["from afar"], latency=0.0) as base_url:
+        client = openai.OpenAI(base_url=base_url, api_key="k", max_retries=0)
+        reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+        assert reply.choices[0].message.content == "from afar"
+    with pytest.raises(openai.APIConnectionError):  # the process is gone with the block
+        openai.OpenAI(base_url=base_url, api_key="k", max_retries=0, timeout=2).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}]
+        )

@@ -64,9 +64,11 @@ import itertools
 import json
 import re
 import socket
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, cast
@@ -784,6 +786,32 @@ class ScriptedServer:
         with self._lock:
             self._replies_served += 1
             return self._replies_served
+
+
+@contextlib.contextmanager
+def server_process(
+    replies: Sequence[str], latency: float = 0.0, start_timeout: float = 10.0
+) -> Iterator[str]:
+    """A ScriptedServer in a process of its own, as a remote server would be (in this process it would
+    compete for the GIL with the client being measured); yields its OpenAI base URL once it listens."""
+    port = unused_port()
+    argv = [sys.executable, "-m", "playbench.testing.scripted_server", "--port", str(port)]
+    argv += [arg for reply in replies for arg in ("--reply", reply)] + ["--latency", str(latency)]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + start_timeout
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the scripted server on port {port} did not start") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        proc.wait()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
