@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from playbench.core.registry import make_task
 from playbench.core.types import Validity
-from playbench.tasks.mmescape.actions import ParseError, RangeError, parse_action
+from playbench.tasks.mmescape.actions import KEYS, ParseError, RangeError, parse_action
 
 
 def test_a_full_action_is_read():
@@ -113,20 +113,7 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
     max_leaves=8,
 )
-action_keys = st.sampled_from(
-    [
-        "move_forward",
-        "rotate_right",
-        "rotate_down",
-        "jump",
-        "look_at",
-        "grab",
-        "interactions",
-        "read",
-        "rationale",
-        "x",
-    ]
-)
+action_keys = st.sampled_from([*KEYS, "x"])
 
 
 @settings(max_examples=150, deadline=None)

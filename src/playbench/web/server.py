@@ -361,6 +361,14 @@ def create_app(
             )
         return session
 
+    def _join(session: Any, seat: str | None) -> str:
+        """The seat a page is shown for, marked as taken the first time a page shows it."""
+        role = _seat(session, seat)
+        if not session.seats[role].joined:
+            session.seats[role].joined = True
+            session.changed()  # the other seat's page stops asking for someone to take this one
+        return role
+
     def _seat(session: Any, seat: str | None) -> str:
         humans = [r for r, s in session.seats.items() if s.human]
         role = seat or humans[0]
@@ -373,10 +381,7 @@ def create_app(
     @app.get("/play/s/{sid}", response_class=HTMLResponse)
     async def play_game(sid: str, seat: str | None = None) -> str:
         session = _session(sid)
-        role = _seat(session, seat)
-        if not session.seats[role].joined:
-            session.seats[role].joined = True
-            session.changed()  # the other seat's page stops asking for someone to take this one
+        role = _join(session, seat)
         return render.layout(
             f"Playing {session.setup.task_id}", play_pages.game_page_body(session, role), "/play"
         )
@@ -384,10 +389,7 @@ def create_app(
     @app.get("/play/s/{sid}/panel", response_class=HTMLResponse)
     async def play_panel(sid: str, seat: str | None = None) -> str:
         session = _session(sid)
-        role = _seat(session, seat)
-        if not session.seats[role].joined:
-            session.seats[role].joined = True
-            session.changed()
+        role = _join(session, seat)
         return play_pages.panel_html(session, role)
 
     @app.get("/play/s/{sid}/wait")
