@@ -380,7 +380,7 @@ def test_faults_in_a_run_become_retries_errors_and_unparseable_steps(tmp_path):
     assert sorted(recs) == ["walk-0-0", "walk-0-1", "walk-0-2", "walk-0-3"]
 
     failed = recs.pop("walk-0-2")
-    assert not failed["success"] and failed["ended_by"] == "error"
+    assert not failed["success"] and failed["termination"] == "error"
     assert "openai:s failed after 2 attempts, retries exhausted (max_retries=1)" in failed["error"]
     assert "HTTP 503" in failed["error"]
 

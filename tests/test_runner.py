@@ -154,7 +154,7 @@ def test_replay_agent_stops_when_actions_run_out(out_dir, tmp_path):
         )
     )
     (rec,) = lines(out_dir / "episodes.jsonl")
-    assert rec["steps"] == 1 and rec["ended_by"].startswith("agent:") and rec["error"] is None
+    assert rec["steps"] == 1 and rec["termination"] == "agent_stopped" and rec["error"] is None
     (step,) = lines(out_dir / rec["trajectory"])
     assert step["validity"] == "unparseable" and "bogus" in step["feedback"]
 

@@ -120,7 +120,7 @@ def synthetic_episode(store: RunStore, instance_id: str, n_steps: int, raw_outpu
         "optimal_steps": 3,
         "metrics": {"final_distance": 2},
         "error": None,
-        "ended_by": "task",
+        "termination": "step_cap",
         "usage": {"input_tokens": 10 * n_steps, "output_tokens": 5 * n_steps, "calls": n_steps, "cost": None},
         "duration_s": 1.0,
         "trajectory": f"trajectories/{stem}.jsonl",

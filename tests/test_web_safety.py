@@ -57,7 +57,7 @@ def hostile_episode(store: RunStore) -> None:
         "optimal_steps": None,
         "metrics": {SCRIPT: 1},
         "error": None,
-        "ended_by": SCRIPT,
+        "termination": SCRIPT,
         "usage": {},
         "duration_s": 0.1,
         "trajectory": f"trajectories/{stem}.jsonl",

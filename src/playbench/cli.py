@@ -197,7 +197,7 @@ def cmd_list(_: argparse.Namespace) -> int:
     for spec in all_specs():
         cls = spec.load_class()
         options = ", ".join(
-            f"{name}={spec.kwargs.get(name, field.get_default(call_default_factory=True))!r}"
+            f"{name}={spec.options.get(name, field.get_default(call_default_factory=True))!r}"
             for name, field in cls.Config.model_fields.items()
         )
         by_name = (
@@ -383,8 +383,7 @@ def cmd_run(args: argparse.Namespace, argv: list[str]) -> int:
 
 def cmd_instances(args: argparse.Namespace) -> int:
     spec = get_spec(args.task)
-    options = {**spec.kwargs, **parse_assignments(args.sets)}
-    task = spec.load_class()(**options)
+    task = spec.make(**parse_assignments(args.sets))
     out = sys.stdout
     for instance in task.instances(args.n, args.seed):
         out.write(json.dumps(instance.model_dump(mode="json"), separators=(", ", ": ")) + "\n")
@@ -428,7 +427,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     options = parse_assignments(args.sets)
     instance_id = args.instance
     if instance_id is None:
-        instance_id = spec.load_class()(**{**spec.kwargs, **options}).instances(1, args.seed)[0].id
+        instance_id = spec.make(**options).instances(1, args.seed)[0].id
     from playbench.runner.store import RunStore
 
     # every play of the same instance is a new trial, so earlier games stay on record
@@ -443,7 +442,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     )
     agents: dict[str, AgentSpec] = {"*": AgentSpec("human")}
     if args.seat is not None:
-        roles = spec.load_class()(**{**spec.kwargs, **options}).roles
+        roles = spec.make(**options).roles
         if args.seat not in roles:
             raise ConfigError(f"--seat {args.seat}: {args.task} has the roles {', '.join(roles)}")
         agents = {args.seat: AgentSpec("human"), "*": parse_agent(args.partner, args.partner_model)}

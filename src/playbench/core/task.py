@@ -17,9 +17,11 @@ task's knowledge is `oracle_action`, which only the `oracle` agent is handed.
 from __future__ import annotations
 
 import hashlib
+import json
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -57,7 +59,13 @@ class EpisodeContext:
     trial: int
     seed: int
     oracle: Callable[[], str | None] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# Generated instance sets, by task class, options, seed and count: generation can cost more than
+# playing (some suites run their oracle on every draft), and the runner, the conformance check and
+# the web app build fresh task objects over the same sets. Bounded; callers get deep copies.
+INSTANCE_CACHE_SIZE = 256
+_INSTANCE_CACHE: OrderedDict[tuple[Any, ...], list[Instance]] = OrderedDict()
 
 
 class Task(ABC):
@@ -67,6 +75,8 @@ class Task(ABC):
     InstanceModel: ClassVar[type[Instance]] = Instance
     instance_label: ClassVar[str] = "task"  # names the instance kind in load errors
     roles: ClassVar[tuple[str, ...]] = ("player",)
+    # False for sets read from files a user may edit between two calls in one process
+    cache_instances: ClassVar[bool] = True
 
     def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
         if config is None:
@@ -81,9 +91,28 @@ class Task(ABC):
             raise ConfigError(_describe_validation_error(cls.Config, exc)) from None
 
     # --- instances -------------------------------------------------------------------------
-    @abstractmethod
     def instances(self, n: int | None, seed: int) -> list[Instance]:
-        """The first `n` instances (all of the default set if None) for `seed`, deterministically."""
+        """The first `n` instances (all of the default set if None) for `seed`, deterministically.
+
+        Checks `n`, then returns `_instances(n, seed)` through a bounded cache."""
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+            raise ConfigError(f"the number of instances must be an integer >= 0 (got {n!r})")
+        if not self.cache_instances:
+            return self._instances(n, seed)
+        cls = type(self)
+        key = (cls.__module__, cls.__qualname__, self.config.model_dump_json(), seed, n)
+        cached = _INSTANCE_CACHE.get(key)
+        if cached is None:
+            cached = _INSTANCE_CACHE[key] = self._instances(n, seed)
+            if len(_INSTANCE_CACHE) > INSTANCE_CACHE_SIZE:
+                _INSTANCE_CACHE.popitem(last=False)
+        else:
+            _INSTANCE_CACHE.move_to_end(key)
+        return [inst.model_copy(deep=True) for inst in cached]
+
+    def _instances(self, n: int | None, seed: int) -> list[Instance]:
+        """Generate or load the instances (see `instances`); every task defines this."""
+        raise ConfigError(f"{type(self).__name__} defines no instances")
 
     def load_instance(self, data: dict[str, Any]) -> Instance:
         """Validate instance data (from a run's jobs or a file); a bad record is a ConfigError."""
@@ -96,6 +125,17 @@ class Task(ABC):
             raise ConfigError(
                 f"invalid {self.instance_label} instance {data.get('id', '?')!r}: {msgs}"
             ) from None
+
+    def coerce_instance(self, instance: Instance | dict[str, Any]) -> Instance:
+        """`instance` as this task's own instance model (from a dict or another Instance)."""
+        if isinstance(instance, self.InstanceModel):
+            return instance
+        data = instance.model_dump(mode="json") if isinstance(instance, BaseModel) else instance
+        if not isinstance(data, dict):
+            raise ConfigError(
+                f"a {self.instance_label} instance must be an object, got {type(data).__name__}"
+            )
+        return self.load_instance(data)
 
     # --- episode ---------------------------------------------------------------------------
     @abstractmethod
@@ -121,6 +161,23 @@ class Task(ABC):
         """The optimal next action for `role`, or None if the task has no oracle."""
         return None
 
+    @classmethod
+    def has_oracle(cls) -> bool:
+        return cls.oracle_action is not Task.oracle_action
+
+    def state(self) -> Any:
+        """The full game state, hidden parts included, as JSON-able data (PettingZoo's `state()`):
+        what a rule can change, not the step counter, history or feedback. None if not provided;
+        the conformance check then says so, as it cannot prove that bad actions change nothing."""
+        return None
+
+    def state_digest(self) -> str:
+        """A digest of `state()`: equal digests mean equal game states."""
+        state = self.state()
+        if state is None:
+            raise ConfigError(f"{type(self).__name__} does not define state(), so it has no state digest")
+        return hashlib.sha256(json.dumps(state, sort_keys=True, default=_jsonable).encode()).hexdigest()
+
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         """Task-specific aggregates added to summary.json beside the generic ones."""
         return {}
@@ -136,3 +193,15 @@ def _describe_validation_error(model: type[BaseModel], exc: ValidationError) -> 
         else:
             problems.append(f"option '{key}': {err['msg']} (got {err.get('input')!r})")
     return "; ".join(problems)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=repr)
+    if isinstance(value, bytes):
+        return hashlib.sha256(value).hexdigest()
+    if hasattr(value, "__dict__"):
+        return vars(value)
+    return repr(value)

@@ -35,7 +35,10 @@ class Observation:
     `parts` is the ordered content (text and images) of this turn's message to the agent;
     `instructions` the task's public instructions (the system prompt for a model);
     `legal_actions` the actions the paper lets the agent see, or the moves that change the state
-    (what the random baseline samples from); `feedback` the result of the previous action.
+    (what the random baseline samples from); `feedback` the result of the previous action;
+    `data` the same public facts as structured values (the current view, the inventory, ...), so a
+    suite's own agents read data instead of scraping `text`. `data` never holds hidden state, and a
+    model is never shown it: only `parts` and `instructions` reach a model.
     """
 
     role: str
@@ -44,6 +47,7 @@ class Observation:
     legal_actions: list[str] = field(default_factory=list)
     feedback: str = ""
     step: int = 0
+    data: dict[str, Any] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -118,6 +122,10 @@ class StepResult:
 
 @dataclass
 class EpisodeResult:
+    """A finished (or interrupted) episode as the task scores it. `termination` says why it ended
+    (a `Termination` value); None only from a task that does not track it."""
+
     success: bool
     steps: int
     metrics: dict[str, Any] = field(default_factory=dict)
+    termination: str | None = None

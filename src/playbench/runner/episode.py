@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import traceback
@@ -11,8 +12,10 @@ from typing import Any
 
 from playbench.agents import Agent, AgentSpec, AgentStopped, build_agent
 from playbench.core.errors import PlaybenchError
+from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.core.registry import make_task
 from playbench.core.task import EpisodeContext, Task, derive_seed
+from playbench.core.termination import Termination
 from playbench.core.types import Usage
 from playbench.models.base import ModelError
 from playbench.runner.models import ModelPool
@@ -80,10 +83,12 @@ async def run_episode(
     steps: list[dict[str, Any]] = []
     images: dict[str, bytes] = {}
     usage = Usage()
+    usage_by_role: dict[str, Usage] = {}
     error: str | None = None
-    ended_by = "task"
+    stopped = False
     task: Task | None = None
     role_labels: dict[str, str] = {}
+    instructed: set[str] = set()
     try:
         task = make_task(job.task_id, **job.task_options)
         task.reset(task.load_instance(job.instance))
@@ -111,10 +116,11 @@ async def run_episode(
             obs = task.observe(role)
             try:
                 action = await agents[role].act(obs)
-            except AgentStopped as stop:
-                ended_by = f"agent: {stop}"
+            except AgentStopped:
+                stopped = True
                 break
             usage.add(action.usage)
+            usage_by_role.setdefault(role, Usage()).add(action.usage)
             result = task.step(action.text)
             image_refs = []
             for image in obs.images:
@@ -122,22 +128,26 @@ async def run_episode(
                 if save_images:
                     images.setdefault(name, image.png)
                 image_refs.append({"file": f"{stem}/{name}", "label": image.label})
+            first_turn = role not in instructed
+            instructed.add(role)
             steps.append(
-                {
-                    "step": len(steps) + 1,
-                    "role": role,
-                    "observation": obs.text,
-                    "images": image_refs,
-                    "feedback_before": obs.feedback,
-                    "raw_output": action.raw,
-                    "action": action.text,
-                    "rationale": action.rationale,
-                    "parsed": result.parsed,
-                    "validity": str(result.validity),
-                    "reason": result.reason,
-                    "feedback": result.feedback,
-                    "usage": action.usage.to_dict(),
-                }
+                StepRecord(
+                    step=len(steps) + 1,
+                    role=role,
+                    observation=obs.text,
+                    images=image_refs,
+                    feedback_before=obs.feedback,
+                    raw_output=action.raw,
+                    action=action.text,
+                    rationale=action.rationale,
+                    parsed=result.parsed,
+                    validity=str(result.validity),
+                    reason=result.reason,
+                    feedback=result.feedback,
+                    info=_jsonable(result.info),
+                    usage=action.usage.to_dict(),
+                    instructions=obs.instructions if first_turn else None,
+                ).to_dict()
             )
     except ModelError as exc:
         error = str(exc)
@@ -149,32 +159,47 @@ async def run_episode(
         steps.append({"step": len(steps) + 1, "error": error, "traceback": traceback.format_exc()})
 
     success, n_steps, metrics, optimal = False, len(steps), {}, job.instance.get("optimal_steps")
+    termination: str = Termination.UNFINISHED
     if task is not None:
         try:
             outcome = task.outcome()
             success, n_steps, metrics = outcome.success, outcome.steps, outcome.metrics
+            termination = outcome.termination or termination
         except Exception as exc:
             error = error or f"outcome failed: {type(exc).__name__}: {exc}"
+    if stopped:
+        termination = Termination.AGENT_STOPPED
     if error is not None:
         success = False
+        termination = Termination.ERROR
     agent_label = " / ".join(dict.fromkeys(role_labels.values())) or job.agent_for("*").label
     models_used = sorted({AgentSpec.from_dict(a).model for a in job.agents.values() if a.get("model")})
-    record = {
-        "task": job.task_id,
-        "instance_id": job.instance_id,
-        "seed": job.seed,
-        "trial": job.trial,
-        "agent": agent_label,
-        "model": ", ".join(models_used) or None,
-        "roles": role_labels,
-        "success": bool(success),
-        "steps": int(n_steps),
-        "optimal_steps": optimal,
-        "metrics": metrics,
-        "error": error,
-        "ended_by": ended_by if error is None else "error",
-        "usage": usage.to_dict(),
-        "duration_s": round(time.perf_counter() - started, 4),
-        "trajectory": f"trajectories/{stem}.jsonl",
-    }
+    record = EpisodeRecord(
+        task=job.task_id,
+        instance_id=job.instance_id,
+        seed=job.seed,
+        trial=job.trial,
+        agent=agent_label,
+        model=", ".join(models_used) or None,
+        roles=role_labels,
+        success=bool(success),
+        steps=int(n_steps),
+        optimal_steps=optimal,
+        metrics=metrics,
+        termination=str(termination),
+        error=error,
+        usage=usage.to_dict(),
+        usage_by_role={role: u.to_dict() for role, u in usage_by_role.items()},
+        duration_s=round(time.perf_counter() - started, 4),
+        trajectory=f"trajectories/{stem}.jsonl",
+    ).to_dict()
     return EpisodeOutput(record=record, steps=steps, images=images)
+
+
+def _jsonable(info: dict[str, Any]) -> dict[str, Any]:
+    """A step's `info` as JSON data: values JSON cannot hold are written as their text."""
+    try:
+        json.dumps(info)
+        return info
+    except (TypeError, ValueError):
+        return json.loads(json.dumps(info, default=str))

@@ -54,7 +54,9 @@ class EpisodeWorker:
         registry._ensure_loaded()
         for spec in specs:
             if spec.id not in registry._REGISTRY:
-                registry.register(spec.id, spec.entry_point, spec.description, spec.default, **spec.kwargs)
+                registry.register(
+                    spec.id, spec.entry_point, spec.description, spec.default, fixed=spec.fixed, **spec.kwargs
+                )
         self.pool = ModelPool(ModelSettings(**settings))
 
     async def run(self, job: dict[str, Any], save_images: bool) -> EpisodeOutput:

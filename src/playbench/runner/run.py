@@ -53,7 +53,7 @@ class RunConfig:
 
 def options_for_tasks(specs: list[TaskSpec], options: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Route `--set` values: `key=v` goes to every task that has the option, `task/id:key=v` to one."""
-    routed: dict[str, dict[str, Any]] = {s.id: dict(s.kwargs) for s in specs}
+    routed: dict[str, dict[str, Any]] = {s.id: dict(s.options) for s in specs}
     classes = {s.id: s.load_class() for s in specs}
     for raw_key, value in options.items():
         if ":" in raw_key:
@@ -61,6 +61,7 @@ def options_for_tasks(specs: list[TaskSpec], options: dict[str, Any]) -> dict[st
             if task_id not in routed:
                 raise ConfigError(f"--set {raw_key}: task '{task_id}' is not part of this run")
             routed[task_id][key] = value
+            next(s for s in specs if s.id == task_id).check_overrides({key: value})
             continue
         takers = [tid for tid, cls in classes.items() if raw_key in cls.Config.model_fields]
         if not takers:
@@ -69,6 +70,7 @@ def options_for_tasks(specs: list[TaskSpec], options: dict[str, Any]) -> dict[st
                 f"--set {raw_key}: no selected task has this option (accepted: {', '.join(accepted) or 'none'})"
             )
         for tid in takers:
+            next(s for s in specs if s.id == tid).check_overrides({raw_key: value})
             routed[tid][raw_key] = value
     return routed
 
@@ -178,7 +180,7 @@ def summarize(
             from playbench.core.registry import get_spec
 
             spec = get_spec(task_id)
-            opts = (task_options or {}).get(task_id, spec.kwargs)
+            opts = (task_options or {}).get(task_id, spec.options)
             extra = spec.load_class()(**opts).summarize(recs)
         except Exception as exc:  # a summary must still be written if a task's extras fail
             extra = {"error": f"{type(exc).__name__}: {exc}"}

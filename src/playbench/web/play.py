@@ -328,7 +328,7 @@ class PlayManager:
 
     def start(self, setup: PlaySetup, spec: TaskSpec, instance: dict[str, Any]) -> PlaySession:
         self._forget_old()
-        task_options = {**spec.kwargs, **setup.options}
+        task_options = {**spec.options, **setup.options}
         run_dir = self.run_dir_for(setup, task_options)
         self._write_config(run_dir, setup, task_options)
         trial = self._next_trial(run_dir, setup.task_id, str(instance["id"]))
@@ -440,7 +440,7 @@ def task_info(spec: TaskSpec, options: dict[str, Any] | None = None) -> TaskInfo
     try:
         cls = spec.load_class()
         defaults = {
-            name: spec.kwargs.get(name, f.get_default(call_default_factory=True))
+            name: spec.options.get(name, f.get_default(call_default_factory=True))
             for name, f in cls.Config.model_fields.items()
         }
         task = spec.make(**(options or {}))

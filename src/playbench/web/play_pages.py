@@ -170,8 +170,8 @@ def _finished(session: PlaySession) -> str:
 
     verdict = "Solved" if rec.get("success") else "Not solved"
     steps = rec.get("steps")
-    ended = rec.get("ended_by") or ""
-    detail = "" if ended == "task" else f" ({esc(ended)})"
+    ended = str(rec.get("termination") or "").replace("_", " ")
+    detail = f" ({esc(ended)})" if ended else ""
     if rec.get("error"):
         detail = f" (error: {esc(rec['error'])})"
     rid = run_id(session.run_dir.resolve())

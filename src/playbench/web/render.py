@@ -277,7 +277,7 @@ def episodes_table(run: dict[str, Any], links: Links, extra_rows: dict[str, str]
         eid = episode_id(rec)
         href = links.episode(run, eid)
         success = _success_text(rec)
-        ended = rec.get("error") or rec.get("ended_by") or ""
+        ended = rec.get("error") or rec.get("termination") or ""
         instance = esc(rec["instance_id"])
         link = f'<a href="{esc(href)}">{instance}</a>' if href else instance
         cells = [
@@ -331,7 +331,7 @@ def record_block(record: dict[str, Any]) -> str:
         ("success", _success_text(record)),
         ("steps", record.get("steps")),
         ("optimal steps", record.get("optimal_steps")),
-        ("ended by", record.get("ended_by")),
+        ("termination", record.get("termination")),
         ("error", record.get("error")),
         ("duration (s)", record.get("duration_s")),
     ]

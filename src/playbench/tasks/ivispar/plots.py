@@ -138,8 +138,8 @@ def _registered_modality(task_id: str) -> str:
         from playbench.core.registry import get_spec
 
         spec = get_spec(task_id)
-        if isinstance(spec.kwargs.get("modality"), str):
-            return spec.kwargs["modality"]
+        if isinstance(spec.options.get("modality"), str):
+            return spec.options["modality"]
         default = spec.load_class().Config.model_fields.get("modality")
         if default is not None and isinstance(default.default, str):
             return default.default
