@@ -428,13 +428,13 @@ def cmd_play(args: argparse.Namespace) -> int:
     instance_id = args.instance
     if instance_id is None:
         instance_id = spec.make(**options).instances(1, args.seed)[0].id
-    from playbench.runner.store import RunStore
+    from playbench.runner.reader import RunReader
 
     # every play of the same instance is a new trial, so earlier games stay on record
     played = (
         sum(
             1
-            for r in RunStore(args.out).records()
+            for r in RunReader(args.out).records()
             if r["task"] == args.task and r["instance_id"] == instance_id
         )
         if Path(args.out, "episodes.jsonl").exists()

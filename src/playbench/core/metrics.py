@@ -50,27 +50,61 @@ def bootstrap_interval(
     return (float(lo), float(hi))
 
 
-def proportion(flags: Sequence[bool]) -> dict[str, Any]:
+def per_unit(values: Sequence[float], units: Sequence[Any] | None) -> list[float] | None:
+    """The mean value of each unit (e.g. instance) in order of first appearance, or None when every
+    value is its own unit (then the values themselves are independent)."""
+    if units is None or len(set(units)) == len(units):
+        return None
+    groups: dict[Any, list[float]] = {}
+    for unit, value in zip(units, values, strict=True):
+        groups.setdefault(unit, []).append(float(value))
+    return [float(np.mean(v)) for v in groups.values()]
+
+
+def proportion(flags: Sequence[bool], units: Sequence[Any] | None = None) -> dict[str, Any]:
+    """A success rate with a 95% interval. With `units` (one per flag) holding repeats, the unit is
+    the independent observation: each unit's rate is taken first and the interval is a t interval
+    over the unit rates, clipped to [0, 1], instead of pooling repeated trials as independent."""
     n = len(flags)
-    k = int(sum(bool(f) for f in flags))
-    lo, hi = wilson_interval(k, n)
-    return {"kind": "proportion", "n": n, "value": k / n if n else math.nan, "ci95": [lo, hi]}
-
-
-def mean(values: Sequence[float], method: str = "t") -> dict[str, Any]:
-    arr = [float(v) for v in values]
-    lo, hi = t_interval(arr) if method == "t" else bootstrap_interval(arr)
+    rates = per_unit([float(bool(f)) for f in flags], units)
+    if rates is None:
+        k = int(sum(bool(f) for f in flags))
+        lo, hi = wilson_interval(k, n)
+        return {"kind": "proportion", "n": n, "value": k / n if n else math.nan, "ci95": [lo, hi]}
+    lo, hi = t_interval(rates)
     return {
-        "kind": "mean",
-        "n": len(arr),
-        "value": float(np.mean(arr)) if arr else math.nan,
-        "ci95": [lo, hi],
-        "method": method,
+        "kind": "proportion",
+        "n": len(rates),
+        "episodes": n,
+        "value": float(np.mean(rates)),
+        "ci95": [max(0.0, lo), min(1.0, hi)],
+        "unit": "instance",
     }
 
 
-def aggregate_metrics(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def mean(values: Sequence[float], method: str = "t", units: Sequence[Any] | None = None) -> dict[str, Any]:
+    """A mean with a 95% interval; with `units` holding repeats, over the per-unit means."""
+    arr = [float(v) for v in values]
+    reduced = per_unit(arr, units)
+    sample = arr if reduced is None else reduced
+    lo, hi = t_interval(sample) if method == "t" else bootstrap_interval(sample)
+    out = {
+        "kind": "mean",
+        "n": len(sample),
+        "value": float(np.mean(sample)) if sample else math.nan,
+        "ci95": [lo, hi],
+        "method": method,
+    }
+    if reduced is not None:
+        out.update(episodes=len(arr), unit="instance")
+    return out
+
+
+def aggregate_metrics(
+    rows: list[dict[str, Any]], units: Sequence[Any] | None = None
+) -> dict[str, dict[str, Any]]:
     """Aggregate every scalar metric found in the rows: booleans as proportions, numbers as means.
+    `units` (one per row, e.g. the instance id) makes repeated trials of a unit count once.
 
     Lists and nested objects are left to a task's own `summarize`.
     """
@@ -81,9 +115,15 @@ def aggregate_metrics(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
                 keys.append(k)
     out: dict[str, dict[str, Any]] = {}
     for k in keys:
-        vals = [row[k] for row in rows if k in row and row[k] is not None]
+        picked = [
+            (u, row[k])
+            for u, row in zip(units or [None] * len(rows), rows, strict=True)
+            if k in row and row[k] is not None
+        ]
+        vals = [v for _, v in picked]
+        unit_list = [u for u, _ in picked] if units is not None else None
         if all(isinstance(v, bool) for v in vals):
-            out[k] = proportion(vals)
+            out[k] = proportion(vals, unit_list)
         else:
-            out[k] = mean([float(v) for v in vals])
+            out[k] = mean([float(v) for v in vals], units=unit_list)
     return out

@@ -13,8 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from playbench.core.errors import ConfigError
-from playbench.runner.run import summarize
-from playbench.runner.store import RunStore
+from playbench.runner.reader import RunReader
 
 HEADLINE = [
     "run",
@@ -33,14 +32,10 @@ HEADLINE = [
 
 def load_run(path: str | Path) -> dict[str, Any]:
     """Summarise a run directory from its episodes.jsonl (so a half-finished run reports too)."""
-    out = Path(path)
-    if not (out / "episodes.jsonl").exists():
+    reader = RunReader(path)
+    if not reader.is_run:
         raise ConfigError(f"'{path}' is not a run directory (no episodes.jsonl in it)")
-    store = RunStore(out)
-    config = store.read_json("config.json") or {}
-    records = store.records()
-    summary = summarize(records, config.get("task_options_resolved"))
-    return {"path": str(out), "name": out.name, "config": config, "summary": summary, "records": records}
+    return reader.load()
 
 
 def _pct(stat: dict[str, Any] | None) -> str:

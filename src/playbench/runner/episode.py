@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 import traceback
 from collections.abc import Callable
@@ -19,17 +18,10 @@ from playbench.core.termination import Termination
 from playbench.core.types import Usage
 from playbench.models.base import ModelError
 from playbench.runner.models import ModelPool
+from playbench.runner.reader import EpisodeKey, key_filename
 
 # A task's own cap should end every episode long before this; it only guards against a task bug.
 HARD_STEP_LIMIT = 10_000
-
-EpisodeKey = tuple[str, str, int]
-
-
-def key_filename(key: EpisodeKey) -> str:
-    task, instance_id, trial = key
-    safe = re.sub(r"[^A-Za-z0-9_.\-]", "_", f"{task.replace('/', '__')}__{instance_id}")
-    return f"{safe}__t{trial}"
 
 
 @dataclass

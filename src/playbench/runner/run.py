@@ -15,10 +15,9 @@ from typing import Any
 import playbench
 from playbench.agents import AgentSpec
 from playbench.core.errors import ConfigError
-from playbench.core.metrics import aggregate_metrics, mean, proportion
 from playbench.core.registry import TaskSpec, resolve
 from playbench.core.task import Task
-from playbench.core.types import Usage
+from playbench.report.summary import summarize
 from playbench.runner.episode import EpisodeJob, EpisodeOutput
 from playbench.runner.executors import Executor, make_executor
 from playbench.runner.models import ModelSettings
@@ -135,64 +134,6 @@ def _check_identity(store: RunStore, config_dict: dict[str, Any]) -> None:
                 f"{store.out} already holds episodes of a run with a different '{name}' "
                 f"({previous.get('run', {}).get(name)!r} vs {config_dict.get(name)!r}); use another --out"
             )
-
-
-def summarize(
-    records: list[dict[str, Any]], task_options: dict[str, dict[str, Any]] | None = None
-) -> dict[str, Any]:
-    """Per task (and agent/model), the episode count and every aggregate with a 95% interval."""
-    groups: dict[tuple[str, str, str | None], list[dict[str, Any]]] = {}
-    for rec in records:
-        groups.setdefault((rec["task"], rec["agent"], rec.get("model")), []).append(rec)
-    tasks: dict[str, Any] = {}
-    for (task_id, agent, model), recs in sorted(
-        groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "")
-    ):
-        recs.sort(key=lambda r: (r["instance_id"], r["trial"]))
-        usage = Usage()
-        for r in recs:
-            u = r.get("usage") or {}
-            usage.add(
-                Usage(
-                    input_tokens=u.get("input_tokens", 0),
-                    output_tokens=u.get("output_tokens", 0),
-                    calls=u.get("calls", 0),
-                    cost=u.get("cost"),
-                    cached_calls=u.get("cached_calls", 0),
-                    retries=u.get("retries", 0),
-                )
-            )
-        entry: dict[str, Any] = {
-            "task": task_id,
-            "agent": agent,
-            "model": model,
-            "episodes": len(recs),
-            "errors": sum(1 for r in recs if r.get("error")),
-            "success": proportion([bool(r["success"]) for r in recs]),
-            "steps": mean([r["steps"] for r in recs]),
-            "metrics": aggregate_metrics([r.get("metrics") or {} for r in recs]),
-            "usage": usage.to_dict(),
-        }
-        optimal = [r["optimal_steps"] for r in recs if r.get("optimal_steps") is not None]
-        if optimal:
-            entry["optimal_steps"] = mean(optimal)
-        try:
-            from playbench.core.registry import get_spec
-
-            spec = get_spec(task_id)
-            opts = (task_options or {}).get(task_id, spec.options)
-            extra = spec.load_class()(**opts).summarize(recs)
-        except Exception as exc:  # a summary must still be written if a task's extras fail
-            extra = {"error": f"{type(exc).__name__}: {exc}"}
-        if extra:
-            entry["extra"] = extra
-        label = task_id if len(groups) == 1 or _unique_task(groups, task_id) else f"{task_id} [{agent}]"
-        tasks[label] = entry
-    return {"tasks": tasks, "episodes": len(records)}
-
-
-def _unique_task(groups: dict, task_id: str) -> bool:
-    return sum(1 for k in groups if k[0] == task_id) == 1
 
 
 async def execute(

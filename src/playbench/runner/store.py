@@ -4,7 +4,7 @@ Crash safety: an episode's trajectory and images are written first (trajectory v
 file and an atomic rename), then its one line is appended to episodes.jsonl with a single
 `write` on an O_APPEND descriptor. A kill at any moment leaves either no line (the episode runs
 again on resume, overwriting its files) or a whole line. A torn last line, which only a crash of
-the machine itself could leave, is cut off when the directory is opened.
+the machine itself could leave, is cut off when the directory is opened for writing (readers skip it).
 """
 
 from __future__ import annotations
@@ -14,17 +14,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from playbench.runner.episode import EpisodeKey, EpisodeOutput
-
-EPISODES = "episodes.jsonl"
-TRAJECTORIES = "trajectories"
-
-
-def record_key(record: dict[str, Any]) -> EpisodeKey:
-    return (str(record["task"]), str(record["instance_id"]), int(record["trial"]))
+from playbench.runner.episode import EpisodeOutput
+from playbench.runner.reader import EPISODES, TRAJECTORIES, EpisodeKey, RunReader
 
 
 class RunStore:
+    """The writer of a run directory. Its reading side is a `RunReader`."""
+
     def __init__(self, out: str | Path) -> None:
         self.out = Path(out)
         self.out.mkdir(parents=True, exist_ok=True)
@@ -32,6 +28,7 @@ class RunStore:
         self.episodes_path = self.out / EPISODES
         self._repair_tail()
         self._fd: int | None = None
+        self.reader = RunReader(self.out)
 
     def _repair_tail(self) -> None:
         if not self.episodes_path.exists():
@@ -43,22 +40,10 @@ class RunStore:
                 fh.truncate(cut)
 
     def records(self) -> list[dict[str, Any]]:
-        """Every finished episode once; if an errored episode was re-run, the last line wins."""
-        if not self.episodes_path.exists():
-            return []
-        by_key: dict[EpisodeKey, dict[str, Any]] = {}
-        for line in self.episodes_path.read_text().splitlines():
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            by_key[record_key(rec)] = rec
-        return list(by_key.values())
+        return self.reader.records()
 
     def finished_keys(self, include_errors: bool = True) -> set[EpisodeKey]:
-        return {record_key(r) for r in self.records() if include_errors or r.get("error") is None}
+        return self.reader.finished_keys(include_errors)
 
     def write(self, output: EpisodeOutput) -> None:
         rec = output.record
@@ -91,8 +76,7 @@ class RunStore:
             self._fd = None
 
     def read_json(self, name: str) -> dict[str, Any] | None:
-        path = self.out / name
-        return json.loads(path.read_text()) if path.exists() else None
+        return self.reader.json_with_warning(name)[0] or None
 
     def write_json(self, name: str, data: dict[str, Any]) -> None:
         path = self.out / name

@@ -382,7 +382,7 @@ class PlayManager:
         store.close()
 
     def _record(self, session: PlaySession, output: Any) -> None:
-        from playbench.runner.run import summarize
+        from playbench.report.summary import summarize
 
         store = RunStore(session.run_dir)
         try:

@@ -170,7 +170,8 @@ def _finished(session: PlaySession) -> str:
 
     verdict = "Solved" if rec.get("success") else "Not solved"
     steps = rec.get("steps")
-    ended = str(rec.get("termination") or "").replace("_", " ")
+    word = str(rec.get("termination") or "")
+    ended = "a player ended the episode" if word == "agent_stopped" else word.replace("_", " ")
     detail = f" ({esc(ended)})" if ended else ""
     if rec.get("error"):
         detail = f" (error: {esc(rec['error'])})"
