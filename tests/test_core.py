@@ -37,7 +37,22 @@ def test_unknown_task_names_the_known_ones():
 def test_keyword_variants_and_overrides():
     assert make_task("ivispar/sgp-2d").config.modality == "2d"
     assert make_task("ivispar/sgp").config.modality == "text"
-    assert make_task("ivispar/sgp", modality="2d").config.modality == "2d"
+    assert make_task("toy/walk", length=3).config.length == 3  # a default is a default
+
+
+def test_an_id_means_one_thing_its_defining_options_cannot_be_overridden():
+    with pytest.raises(ConfigError) as exc:
+        make_task("ivispar/sgp", modality="2d")
+    message = str(exc.value)
+    assert "modality" in message and "ivispar/sgp-2d" in message and "\n" not in message
+    assert make_task("ivispar/sgp", modality="text").config.modality == "text"  # the same value is fine
+
+
+def test_unknown_ids_suggest_the_closest_ones_not_every_id():
+    with pytest.raises(ConfigError) as exc:
+        make_task("ivispar/spg")
+    message = str(exc.value)
+    assert "ivispar/sgp" in message and "comma/wire" not in message
 
 
 def test_bad_task_option_is_a_config_error_listing_accepted_options():

@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 import time
 
+from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.task import Instance, Task, TaskConfig, derive_seed
+from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, Observation, StepResult, TextPart, Validity
 
 
@@ -21,16 +23,15 @@ class WalkInstance(Instance):
     target: int
 
 
-class WalkTask(Task):
-    """Walk left/right on a line from start to target."""
+class WalkTask(EpisodeTask):
+    """Walk left/right on a line from start to target (the episode template at its smallest)."""
 
     Config = WalkConfig
     InstanceModel = WalkInstance
 
-    def instances(self, n, seed):
-        n = 5 if n is None else n
+    def _instances(self, n, seed):
         out = []
-        for i in range(n):
+        for i in range(5 if n is None else n):
             rng = random.Random(derive_seed("walk", seed, i))
             start, target = rng.randrange(self.config.length), rng.randrange(self.config.length)
             out.append(
@@ -40,63 +41,70 @@ class WalkTask(Task):
             )
         return out
 
-    def reset(self, instance):
-        self.inst = instance
+    def _begin(self, instance):
         self.pos = instance.start
-        self.steps = 0
         self.feedback = ""
+        if self.pos == instance.target:
+            self.end(Termination.GOAL_REACHED)
 
-    def observe(self, role):
+    def state(self):
+        return {"pos": self.pos}
+
+    def _observe(self, role):
         legal = [a for a, d in (("left", -1), ("right", 1)) if 0 <= self.pos + d < self.config.length]
         return Observation(
             role=role,
-            parts=[TextPart(f"{self.feedback}\nposition {self.pos}, target {self.inst.target}".lstrip())],
+            parts=[TextPart(f"{self.feedback}\nposition {self.pos}, target {self.instance.target}".lstrip())],
             instructions="Reply with left or right.",
             legal_actions=legal,
             feedback=self.feedback,
             step=self.steps,
+            data={"position": self.pos, "target": self.instance.target},
         )
 
-    def step(self, action_text):
-        if self.config.crash_on is not None and action_text == self.config.crash_on:
+    def _parse(self, text):
+        if self.config.crash_on is not None and text == self.config.crash_on:
             raise RuntimeError("toy task crashed on purpose")
         if self.config.step_delay:
             time.sleep(self.config.step_delay)
-        self.steps += 1
-        word = action_text.strip().lower().rsplit(":", 1)[-1].strip()
+        word = text.strip().lower().rsplit(":", 1)[-1].strip()
         if word not in ("left", "right"):
-            self.feedback = f"'{action_text[:40]}' is not left or right"
-            return StepResult(Validity.UNPARSEABLE, self.feedback)
+            return ParseError(f"'{text[:40]}' is not left or right")
+        return word
+
+    def _on_parse_error(self, error):
+        self.feedback = error.message
+        return super()._on_parse_error(error)
+
+    def _apply(self, word):
         new = self.pos + (-1 if word == "left" else 1)
         if not 0 <= new < self.config.length:
             self.feedback = f"{word} leaves the line"
             return StepResult(Validity.INVALID, self.feedback, parsed=word, reason="out_of_bounds")
-        before = abs(self.pos - self.inst.target)
+        before = abs(self.pos - self.instance.target)
         self.pos = new
-        after = abs(self.pos - self.inst.target)
+        after = abs(self.pos - self.instance.target)
         self.feedback = f"moved {word}"
         return StepResult(
-            Validity.EFFECTIVE if after < before else Validity.INEFFECTIVE, self.feedback, parsed=word
+            Validity.EFFECTIVE if after < before else Validity.INEFFECTIVE,
+            self.feedback,
+            parsed=word,
+            info={"position": self.pos},
         )
 
-    @property
-    def done(self):
-        return self.pos == self.inst.target or self.steps >= self.config.max_steps
+    def _check_end(self, result):
+        return Termination.GOAL_REACHED if self.pos == self.instance.target else None
 
-    def outcome(self):
+    def _outcome(self):
+        solved = self.pos == self.instance.target
         return EpisodeResult(
-            success=self.pos == self.inst.target,
+            success=solved,
             steps=self.steps,
-            metrics={
-                "final_distance": abs(self.pos - self.inst.target),
-                "solved": self.pos == self.inst.target,
-            },
+            metrics={"final_distance": abs(self.pos - self.instance.target), "solved": solved},
         )
 
-    def oracle_action(self, role):
-        if self.pos == self.inst.target:
-            return None
-        return "right" if self.inst.target > self.pos else "left"
+    def _oracle(self, role):
+        return "right" if self.instance.target > self.pos else "left"
 
 
 class RelayInstance(Instance):

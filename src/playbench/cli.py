@@ -50,7 +50,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    sub.add_parser("list", help="tasks, agents and model providers")
+    lst = sub.add_parser("list", help="tasks, agents and model providers")
+    lst.add_argument(
+        "--digests",
+        action="store_true",
+        help="print each task id with the digest of its default instance set (seed 0) instead",
+    )
+
+    check = sub.add_parser("check", help="run the task-protocol conformance check on tasks")
+    check.add_argument("tasks", nargs="+", metavar="TASK", help="task ids, or a suite name for its tasks")
+    check.add_argument("--sample", type=int, default=6, help="instances per per-step check (default 6)")
+    check.add_argument("--fuzz", type=int, default=40, help="random replies per fuzz check (default 40)")
 
     run = sub.add_parser("run", help="run episodes and write a run directory")
     run.add_argument("tasks", nargs="+", metavar="TASK", help="task ids, or a suite name for all its tasks")
@@ -186,10 +196,38 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
 # ---------------------------------------------------------------- commands
 
 
-def cmd_list(_: argparse.Namespace) -> int:
+def cmd_digests() -> int:
+    from playbench.core.task import instance_set_digest
+
+    for spec in all_specs():
+        instances = spec.make().instances(None, 0)
+        print(f"{spec.id}\t{len(instances)}\t{instance_set_digest(instances)}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from playbench.testing.conformance import check_task
+
+    if args.sample < 1 or args.fuzz < 0:
+        raise ConfigError(f"--sample must be >= 1 and --fuzz >= 0 (got {args.sample}, {args.fuzz})")
+    failed = 0
+    for spec in resolve(args.tasks):
+        report = check_task(spec, sample=args.sample, fuzz=args.fuzz)
+        for r in report.results:
+            mark = "ok  " if r.passed else "FAIL"
+            line = f"{mark} {spec.id}: {r.name} ({r.seconds:.1f} s)"
+            print(line + ("" if r.passed else f"\n     {r.message}"), flush=True)
+        failed += not report.passed
+    print(f"{failed} task(s) failed" if failed else "every check passed")
+    return 1 if failed else 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
     from playbench.agents import AGENTS, registered_agents
     from playbench.models import PROVIDERS
 
+    if args.digests:
+        return cmd_digests()
     con = Console()
     if not con.is_terminal:
         con = Console(width=200)
@@ -504,6 +542,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "list":
             return cmd_list(args)
+        if args.command == "check":
+            return cmd_check(args)
         if args.command == "run":
             resolve(args.tasks)
             return cmd_run(args, argv)

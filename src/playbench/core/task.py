@@ -195,6 +195,13 @@ def _describe_validation_error(model: type[BaseModel], exc: ValidationError) -> 
     return "; ".join(problems)
 
 
+def instance_set_digest(instances: list[Instance]) -> str:
+    """A digest of an instance set's content (every field of every instance, in order): published
+    sets are pinned by it, so a change to a set is a deliberate act, never a refactor's accident."""
+    canon = json.dumps([i.model_dump(mode="json") for i in instances], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canon.encode()).hexdigest()[:16]
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
