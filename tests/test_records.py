@@ -78,7 +78,7 @@ def test_pooled_trials_would_claim_a_narrower_interval_than_the_instances_allow(
     assert pooled["value"] == by_instance["value"] == 0.5
     width = lambda s: s["ci95"][1] - s["ci95"][0]  # noqa: E731
     assert width(by_instance) > width(pooled)  # n=2 independent units, not 16
-    assert by_instance["n"] == 2 and 0.0 <= by_instance["ci95"][0] and by_instance["ci95"][1] <= 1.0
+    assert by_instance["n"] == 2 and by_instance["ci95"][0] >= 0.0 and by_instance["ci95"][1] <= 1.0
     assert not math.isnan(by_instance["ci95"][0])
 
 
