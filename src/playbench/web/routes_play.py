@@ -1,0 +1,204 @@
+"""Live play: the task list, a game's setup form, and a running game's page, panel, long poll,
+moves and images."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from playbench.core.errors import ConfigError, PlaybenchError
+from playbench.core.registry import TaskSpec, all_specs, get_spec, parse_assignments
+from playbench.web import play_pages, render
+from playbench.web.library import NotFound
+from playbench.web.play import PlayManager, PlaySession, instance_choices, prepare, task_info
+from playbench.web.state import Manager, TaskInfos
+
+MAX_FORM_BYTES = 256 * 1024
+WAIT_TIMEOUT_S = 20.0
+
+router = APIRouter()
+
+
+@router.get("/play", response_class=HTMLResponse)
+def play_index(manager: Manager, task_infos: TaskInfos) -> str:
+    # a task's roles and defaults do not change while the server runs
+    infos = [
+        task_infos.get(spec.id) or task_infos.setdefault(spec.id, task_info(spec)) for spec in all_specs()
+    ]
+    return render.layout("Play", play_pages.tasks_page_body(infos, manager.active()), active="/play")
+
+
+@router.get("/play/new", response_class=HTMLResponse)
+def play_setup(task: str, seed: int = 0, options: str = "") -> str:
+    spec = get_spec(task)
+    return _setup_page(spec, seed, options, None, {})
+
+
+def _setup_page(
+    spec: TaskSpec, seed: int, options_raw: str, error: str | None, chosen: dict[str, str]
+) -> str:
+    info = task_info(spec)
+    options: dict[str, Any] = {}
+    instances = []
+    try:
+        options = parse_options(options_raw)
+        info = task_info(spec, options)
+        if info.error:
+            raise ConfigError(info.error)
+        instances = instance_choices(spec.make(**options), seed)
+    except PlaybenchError as exc:
+        error = error or str(exc)
+    return render.layout(
+        f"Play {spec.id}",
+        play_pages.setup_page_body(info, seed, options, instances, error, chosen),
+        active="/play",
+    )
+
+
+@router.post("/play/start")
+async def play_start(request: Request, manager: Manager) -> Response:
+    form = await read_form(request)
+    task_id = form.get("task", "")
+    spec = get_spec(task_id)
+    try:
+        seed = int(form.get("seed", "0") or 0)
+    except ValueError:
+        raise ConfigError(f"seed must be a whole number (got {form.get('seed')!r})") from None
+    try:
+        options = parse_options(form.get("options", ""))
+        # off the event loop: building a task's instance set can take a second, and games are running
+        setup, spec, _, instance = await asyncio.to_thread(
+            prepare,
+            task_id,
+            options,
+            seed,
+            form.get("instance") or None,
+            form.get("seat") or None,
+            form.get("partner") or None,
+            form.get("partner_model") or None,
+        )
+    except PlaybenchError as exc:
+        return HTMLResponse(_setup_page(spec, seed, form.get("options", ""), str(exc), form), status_code=400)
+    session = manager.start(setup, spec, instance)
+    return RedirectResponse(play_pages.session_url(session, setup.human_roles[0]), status_code=303)
+
+
+@router.get("/play/s/{sid}", response_class=HTMLResponse)
+async def play_game(sid: str, manager: Manager, seat: str | None = None) -> str:
+    session = _session(manager, sid)
+    role = _join(session, seat)
+    return render.layout(
+        f"Playing {session.setup.task_id}", play_pages.game_page_body(session, role), "/play"
+    )
+
+
+@router.get("/play/s/{sid}/panel", response_class=HTMLResponse)
+async def play_panel(sid: str, manager: Manager, seat: str | None = None) -> str:
+    session = _session(manager, sid)
+    role = _join(session, seat)
+    return play_pages.panel_html(session, role)
+
+
+@router.get("/play/s/{sid}/wait")
+async def play_wait(
+    request: Request, sid: str, manager: Manager, since: int = -1, seat: str | None = None
+) -> JSONResponse:
+    """Long poll: answers when the game changed, or after a while with the same version. It looks
+    up every half second whether the browser left or the server is stopping, so neither waits."""
+    session = _session(manager, sid)
+    deadline = time.monotonic() + WAIT_TIMEOUT_S
+    version = session.version
+    while version == since and time.monotonic() < deadline:
+        version = await session.wait(since, 0.5)
+        if request.app.state.stopping() or await request.is_disconnected():
+            break
+    return JSONResponse({"version": version, "status": session.status})
+
+
+@router.post("/play/s/{sid}/act")
+async def play_act(sid: str, request: Request, manager: Manager) -> Response:
+    session = _session(manager, sid)
+    form = await read_form(request)
+    role = _seat(session, form.get("seat"))
+    wants_json = "application/json" in request.headers.get("accept", "")
+    message = None
+    try:
+        if form.get("quit"):
+            session.quit(role)
+        else:
+            text = form["action"] if "action" in form else form.get("action_text", "")
+            try:
+                move = int(form.get("move", ""))
+            except ValueError:
+                raise ConfigError("the move number is missing; reload the page") from None
+            session.submit(role, move, text)
+    except ConfigError as exc:
+        message = str(exc)
+    if wants_json:
+        return JSONResponse(
+            {"ok": message is None, "error": message}, status_code=200 if message is None else 409
+        )
+    if message is not None:
+        page = render.layout("Playing", play_pages.game_page_body(session, role, message), "/play")
+        return HTMLResponse(page, status_code=409)
+    return RedirectResponse(play_pages.session_url(session, role), status_code=303)
+
+
+@router.get("/play/s/{sid}/image/{name}")
+def play_image(sid: str, name: str, manager: Manager) -> Response:
+    session = _session(manager, sid)
+    digest = name.removesuffix(".png")
+    data = session.images.get(digest)
+    if data is None:
+        raise NotFound("no such image in this game")
+    return Response(data, media_type="image/png", headers={"Cache-Control": "max-age=86400"})
+
+
+def _session(manager: PlayManager, sid: str) -> PlaySession:
+    session = manager.get(sid)
+    if session is None:
+        raise NotFound("this game is not running on this server (it may have been started before a restart)")
+    return session
+
+
+def _join(session: PlaySession, seat: str | None) -> str:
+    """The seat a page is shown for, marked as taken the first time a page shows it."""
+    role = _seat(session, seat)
+    if not session.seats[role].joined:
+        session.seats[role].joined = True
+        session.changed()  # the other seat's page stops asking for someone to take this one
+    return role
+
+
+def _seat(session: PlaySession, seat: str | None) -> str:
+    humans = [r for r, s in session.seats.items() if s.human]
+    role = seat or humans[0]
+    if role not in humans:
+        raise NotFound(f"'{role}' is not a seat you can take in this game (human seats: {', '.join(humans)})")
+    return role
+
+
+async def read_form(request: Request) -> dict[str, str]:
+    """A URL-encoded form as a dict (the first value of each field), without python-multipart."""
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        raise ConfigError(f"the form is larger than {MAX_FORM_BYTES // 1024} KiB")
+    ctype = request.headers.get("content-type", "")
+    if body and "application/x-www-form-urlencoded" not in ctype:
+        raise ConfigError("forms must be sent URL-encoded")
+    try:
+        parsed = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=200)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"the form could not be read: {exc}") from None
+    return {key: values[0] for key, values in parsed.items()}
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """`key=value` lines (or `;`-separated) as `--set` would read them."""
+    items = [line.strip() for line in text.replace(";", "\n").splitlines() if line.strip()]
+    return parse_assignments(items)
