@@ -16,7 +16,6 @@ import playbench
 from playbench.agents import AgentSpec
 from playbench.core.errors import ConfigError
 from playbench.core.registry import TaskSpec, resolve
-from playbench.core.task import Task
 from playbench.report.summary import summarize
 from playbench.runner.episode import EpisodeJob, EpisodeOutput
 from playbench.runner.executors import Executor, make_executor
@@ -74,10 +73,6 @@ def options_for_tasks(specs: list[TaskSpec], options: dict[str, Any]) -> dict[st
     return routed
 
 
-def _has_oracle(cls: type[Task]) -> bool:
-    return cls.oracle_action is not Task.oracle_action
-
-
 def plan(config: RunConfig) -> tuple[list[EpisodeJob], dict[str, dict[str, Any]]]:
     if config.trials < 1:
         raise ConfigError(f"--trials must be at least 1 (got {config.trials})")
@@ -92,7 +87,7 @@ def plan(config: RunConfig) -> tuple[list[EpisodeJob], dict[str, dict[str, Any]]
     for spec in specs:
         task = spec.load_class()(**routed[spec.id])
         uses_oracle = any(a.name == "oracle" for a in config.agents.values())
-        if uses_oracle and not _has_oracle(type(task)):
+        if uses_oracle and not type(task).has_oracle():
             raise ConfigError(f"task {spec.id} has no oracle, so the 'oracle' agent cannot play it")
         instances = task.instances(config.episodes, config.seed)
         if config.instance_ids is not None:

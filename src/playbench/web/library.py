@@ -76,13 +76,6 @@ class RunRef:
     root: Path  # the resolved --runs directory it was found under
     label: str  # root name and the path below it
 
-    @property
-    def mtime(self) -> float:
-        try:
-            return (self.path / EPISODES).stat().st_mtime
-        except OSError:
-            return 0.0
-
 
 class RunLibrary:
     """The run directories under the `--runs` roots, rescanned at most every few seconds."""

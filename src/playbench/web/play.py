@@ -53,14 +53,6 @@ def partner_choices(task_id: str | None = None) -> list[str]:
     return [*BUILTIN_PARTNERS, *own]
 
 
-def task_roles(task: Task) -> tuple[str, ...]:
-    return tuple(task.roles)
-
-
-def has_oracle(task: Task) -> bool:
-    return type(task).oracle_action is not Task.oracle_action
-
-
 @dataclass
 class PlaySetup:
     task_id: str
@@ -86,7 +78,7 @@ def prepare(
     """Check a play request the way the CLI checks `playbench play`; every problem is a ConfigError."""
     spec = get_spec(task_id)
     task = spec.make(**options)
-    roles = task_roles(task)
+    roles = tuple(task.roles)
     instances = task.instances(None, seed)
     if not instances:
         raise ConfigError(f"{task_id} has no instances for seed {seed}")
@@ -104,7 +96,7 @@ def prepare(
         if partner.split(":", 1)[0] not in offered:
             raise ConfigError(f"partner '{partner}' is not offered here (choose one of {', '.join(offered)})")
         partner_spec = parse_agent(partner, (partner_model or "").strip() or None)
-        if partner_spec.name == "oracle" and not has_oracle(task):
+        if partner_spec.name == "oracle" and not task.has_oracle():
             raise ConfigError(f"{task_id} has no oracle, so the oracle cannot take a seat")
         if partner_spec.model:
             from playbench.models import make_model
@@ -444,7 +436,7 @@ def task_info(spec: TaskSpec, options: dict[str, Any] | None = None) -> TaskInfo
             for name, f in cls.Config.model_fields.items()
         }
         task = spec.make(**(options or {}))
-        return TaskInfo(spec, task_roles(task), defaults, has_oracle(task))
+        return TaskInfo(spec, tuple(task.roles), defaults, task.has_oracle())
     except PlaybenchError as exc:
         return TaskInfo(spec, error=str(exc))
     except Exception as exc:  # a broken suite must not take the play page down

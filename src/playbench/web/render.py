@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from playbench.report.tables import HEADLINE, headline_rows
+from playbench.runner.reader import natural_key
 from playbench.web.library import episode_id
 
 VALIDITY_CLASSES = {"effective", "ineffective", "invalid", "unparseable", "error"}
@@ -495,7 +496,7 @@ def instances_side_by_side(runs: list[dict[str, Any]], links: Links, limit: int 
             for rec in runs[i]["records"]:
                 if rec["task"] == task:
                     cells.setdefault((str(rec["instance_id"]), int(rec["trial"])), {})[i] = rec
-        keys = sorted(cells, key=lambda k: (_natural(k[0]), k[1]))
+        keys = sorted(cells, key=lambda k: (natural_key(k[0]), k[1]))
         head = "<th>instance</th><th>trial</th>" + "".join(f"<th>{esc(runs[i]['name'])}</th>" for i in idx)
         rows = []
         for key in keys[:limit]:
@@ -516,9 +517,3 @@ def instances_side_by_side(runs: list[dict[str, Any]], links: Links, limit: int 
             f"</thead><tbody>{''.join(rows)}</tbody></table></div>{more}</section>"
         )
     return "".join(out) or '<p class="muted">The runs share no task, so there are no episodes to line up.</p>'
-
-
-def _natural(text: str) -> tuple:
-    from playbench.web.library import natural_key
-
-    return natural_key(text)
