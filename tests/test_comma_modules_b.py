@@ -592,7 +592,7 @@ def test_default_instances_solved_by_the_oracle_at_the_tasks_clock(name: str) ->
         assert json.loads(json.dumps(MODULES[name].generate(rng))) == instance.params
         module = MODULES[name](instance.params)
         clock, solved_at = float(instance.start_clock), None
-        for turn in range(1, config.max_turns + 1):
+        for turn in range(1, config.max_steps + 1):
             for action in module.oracle_actions(clock):
                 assert not module.apply(action, clock).mistake
             if module.solved:

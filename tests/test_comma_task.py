@@ -60,8 +60,10 @@ def test_default_set_has_100_instances_per_puzzle_with_variety():
 
 
 def test_bad_options_and_instances_are_clear_errors():
-    with pytest.raises(ConfigError, match="max_turns"):
-        task_with("keypad", max_turns=0)
+    with pytest.raises(ConfigError, match="max_steps"):
+        task_with("keypad", max_steps=0)
+    with pytest.raises(ConfigError, match=r"unknown option 'max_turns'.*max_steps"):  # renamed, no alias
+        task_with("keypad", max_turns=5)
     with pytest.raises(ConfigError, match="module"):
         make_task("comma/all", module="bomb")
     task = task_with("keypad")
@@ -69,14 +71,23 @@ def test_bad_options_and_instances_are_clear_errors():
         task.load_instance({**task_with("led").instances(1, 0)[0].model_dump(), "id": "x"})
 
 
-def test_the_module_is_fixed_by_the_task_id_and_cannot_be_swapped_with_set():
+def test_the_module_is_fixed_by_the_task_id_and_cannot_be_swapped_with_set(tmp_path, capsys):
     # `--set module=all` on comma/wire used to play button, dog, ... instances recorded as comma/wire
-    with pytest.raises(ConfigError, match=r"comma/wire plays the wire module only.*comma/all"):
+    with pytest.raises(ConfigError, match=r"module defines the task comma/wire.*run comma/all instead"):
         make_task("comma/wire", module="all")
-    with pytest.raises(ConfigError, match=r"comma/all plays every module only.*comma/led"):
+    with pytest.raises(ConfigError, match=r"module defines the task comma/all.*run comma/led instead"):
         make_task("comma/all", module="led")
+    with pytest.raises(ConfigError, match=r"module=\"wire\".*comma/button.*run comma/wire instead"):
+        make_task("comma/button", module="wire")
     assert make_task("comma/led", module="led").module_names == ("led",)  # naming its own is fine
-    assert main(["instances", "comma/wire", "-n", "1", "--set", "module=all"]) != 0
+    # one class behind every id: the registry, not a class per id, pins the module
+    assert {s.entry_point for s in all_specs() if s.id.startswith("comma/")} == {
+        "playbench.tasks.comma.task:CommaTask"
+    }
+    assert main(["instances", "comma/wire", "-n", "1", "--set", "module=all"]) == 2
+    argv = ["run", "comma/button", "--agent", "random", "--episodes", "1", "--out", str(tmp_path / "r")]
+    assert main([*argv, "--set", "module=wire"]) == 2
+    assert "run comma/wire instead" in capsys.readouterr().err and not (tmp_path / "r").exists()
 
 
 # --- the turn protocol ------------------------------------------------------------------------------
@@ -157,18 +168,19 @@ def test_the_clock_runs_down_per_conversation_turn_and_is_drawn():
 
 
 def test_turn_limit_and_mistake_limit_end_the_episode():
-    task = started("keypad", max_turns=3)
+    task = started("keypad", max_steps=3)
     for _ in range(3):
         task.step("hmm, let me think")
         if not task.done:
             task.step("describe the symbols please")
-    assert task.done and task.outcome().metrics["ended_by"] == "turn_limit"
+    assert task.done and task.outcome().termination == "step_cap"
+    assert "ended_by" not in task.outcome().metrics
     assert task.outcome().metrics["conversation_length"] == 3
     task = started("memory", mistake_limit=2)
     wrong = next(a for a in task.module.actions() if a not in task.module.oracle_actions(0))
     task.step(wrong)
     task.step(wrong)
-    assert task.done and task.outcome().metrics["ended_by"] == "mistake_limit"
+    assert task.done and task.outcome().termination == "mistake_limit"
     assert "after 2 mistakes" in task.observe("solver").instructions
 
 
@@ -270,7 +282,7 @@ def test_judge_labels_failed_episodes_and_unparseable_verdicts_are_recorded():
     assert parse_judge_label("It was clearly miscommunication.") == "miscommunication"
     assert parse_judge_label("roleplay or misinterpretation?") is None
     assert parse_judge_label("label: Role-play") == parse_judge_label("label: role play") == "roleplay"
-    task = started("keypad", judge=True, max_turns=1)
+    task = started("keypad", judge=True, max_steps=1)
     assert task.roles == ("solver", "expert", "judge")
     task.step("what now?")
     assert task.current_role() == "judge" and not task.done
@@ -400,12 +412,12 @@ def test_judge_model_through_the_cli_labels_failures_and_records_unparseable_ver
 
 def test_instances_do_not_depend_on_the_runs_turn_or_mistake_limit():
     default = task_with("color").instances(6, 0)
-    assert task_with("color", max_turns=3, mistake_limit=1).instances(6, 0) == default
+    assert task_with("color", max_steps=3, mistake_limit=1).instances(6, 0) == default
     assert all(i.optimal_steps > 3 for i in default)  # the oracle pair needs more than the short run
-    task = started("color", max_turns=3)
+    task = started("color", max_steps=3)
     while not task.done:
         task.step(task.oracle_action(task.current_role()))
-    assert task.outcome().metrics["ended_by"] == "turn_limit"
+    assert task.outcome().termination == "step_cap"
 
 
 def test_manuals_reach_the_expert_as_paragraphs_with_lists_kept():

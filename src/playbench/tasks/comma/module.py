@@ -7,6 +7,7 @@ turns, roles, limits and metrics lives in the task (`task.py`), never here.
 
 from __future__ import annotations
 
+import json
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -24,6 +25,19 @@ class ActionResult:
     changed: bool = True  # False when the action had no effect (e.g. pressing an already solved stage)
 
 
+def plain(value: Any) -> Any:
+    """`value` as JSON data: tuples become lists, sets sorted lists, non-string keys JSON text."""
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else json.dumps(plain(k)): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted((plain(v) for v in value), key=repr)
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    raise TypeError(f"a module's state holds a {type(value).__name__}; override state() to describe it")
+
+
 class PuzzleModule(ABC):
     """One instance of one puzzle. Constructed from its JSON-able parameters only, so it is
     deterministic in any process; `clock` is the simulated seconds left on the module timer."""
@@ -31,6 +45,7 @@ class PuzzleModule(ABC):
     name: ClassVar[str]  # "button", "dog", ... (the task id is comma/<name>)
     title: ClassVar[str]  # "Button Puzzle"
     realtime: ClassVar[bool] = False  # the clock matters to the rules (button, dog)
+    derived: ClassVar[frozenset[str]] = frozenset()  # attributes fixed by the parameters, left out of state()
 
     def __init__(self, params: dict[str, Any]) -> None:
         self.params = params
@@ -98,3 +113,10 @@ class PuzzleModule(ABC):
         shows the release digit): the countdown never shows the same time twice, so the whole
         reading would make every state new and no repetition could ever be found."""
         return self.describe(clock)
+
+    def state(self) -> dict[str, Any]:
+        """The module's full state, hidden parts included, as JSON-able data (the task's `state()`
+        holds it). Default: every attribute but `params` (wires cut, stage, position, ...), so a new
+        module is covered without writing anything; a module leaves out tables derived from its
+        parameters through `derived`."""
+        return {k: plain(v) for k, v in sorted(vars(self).items()) if k != "params" and k not in self.derived}

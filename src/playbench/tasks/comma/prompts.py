@@ -18,7 +18,7 @@ SOLVER_FORMAT = (
     "lower case does not matter) carries out that action, in order from the first line to the last. A "
     "reply without any action name is sent to the expert as a message, and the expert answers it. Each "
     "of your replies is one conversation turn; the game ends when the module is disarmed, after "
-    "{max_turns} turns{mistake_clause}. The module's timer is a simulated clock: it runs down "
+    "{max_steps} turns{mistake_clause}. The module's timer is a simulated clock: it runs down "
     "{seconds} seconds with every conversation turn."
 )
 

@@ -2,8 +2,7 @@
 
 from playbench.core.registry import register
 
-# one class per id (CommaButtonTask, ..., CommaAllTask), so `--set module=` cannot swap the puzzle
-TASK = "playbench.tasks.comma.task:Comma{}Task"
+TASK = "playbench.tasks.comma.task:CommaTask"
 
 # name -> what the solver faces (module names as in playbench.tasks.comma.modules.NAMES)
 PUZZLES: dict[str, str] = {
@@ -19,17 +18,18 @@ PUZZLES: dict[str, str] = {
     "maze": "steer a mouse through a maze to the sphere the torus colour names, then press the button",
 }
 
+# `module` defines each id: `comma/wire --set module=button` is refused, naming comma/button
 for _name, _what in PUZZLES.items():
     register(
         f"comma/{_name}",
-        TASK.format(_name.title()),
+        TASK,
         description=f"COMMA {_name} puzzle: {_what}",
         default=False,  # `comma/all` plays these same instances; `playbench run comma` runs that
-        module=_name,
+        fixed={"module": _name},
     )
 register(
     "comma/all",
-    TASK.format("All"),
+    TASK,
     description="COMMA: all ten puzzle modules (instances like button-0007)",
-    module="all",
+    fixed={"module": "all"},
 )

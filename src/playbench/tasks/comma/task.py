@@ -4,9 +4,11 @@ Turns (AEC): the solver speaks first. Each solver reply is one conversation turn
 contains an available action's name (case-insensitive), those lines are executed in order on the
 module; otherwise the reply is a message, the expert answers it, and the turn ends. The simulated
 clock runs down a fixed number of seconds per conversation turn. The episode ends when the module is
-disarmed, after `max_turns` turns, at `mistake_limit` strikes, or when the clock reaches zero; with
-`judge=true` a judge then labels a failed episode. Any module driven through `PuzzleModule` plays
-the same way; `comma/all` deals instances of all ten.
+disarmed (goal_reached), after `max_steps` turns (step_cap), at `mistake_limit` strikes
+(mistake_limit), or when the clock reaches zero (time_limit); with `judge=true` a judge then labels a
+failed episode. Any module driven through `PuzzleModule` plays the same way; `comma/all` deals
+instances of all ten. The episode template (`EpisodeTask`) runs the turn order, counts the solver's
+turns and applies the cap; `Session` holds the rules, shared with the instance generator.
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from typing import Any, ClassVar
 
 from pydantic import field_validator
 
+from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
-from playbench.core.task import Instance, Task, TaskConfig, derive_seed
+from playbench.core.judge import JUDGE_ROLE, JudgeQuestion
+from playbench.core.task import Instance, TaskConfig, derive_seed
+from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, StepResult, TextPart, Validity
 from playbench.render.draw2d import to_png
 from playbench.tasks.comma import prompts, summaries
@@ -34,10 +39,21 @@ START_CLOCK_MIN, START_CLOCK_MAX = 360, 599
 MAX_MESSAGE_CHARS = 2000  # longer messages are cut in the transcript, so prompts stay bounded
 GENERATION_ATTEMPTS = 200
 # The oracle pair must solve an instance within this many turns for the generator to keep it. It is
-# the paper's limit, fixed on purpose: the run's own `max_turns` and `mistake_limit` are conditions of
+# the paper's limit, fixed on purpose: the run's own `max_steps` and `mistake_limit` are conditions of
 # play, so a run with a 5-turn limit (Figure 5's x axis) plays the same instances as the default one.
 GENERATION_TURNS = 20
 WAIT_MESSAGE = "I am waiting for the right moment on the timer; nothing to press this turn."
+EMPTY_SOLVER_REPLY = (
+    "Your reply was empty: no message was sent and no action was taken (the turn still counts)."
+)
+EMPTY_EXPERT_REPLY = "The expert's reply was empty; the solver hears nothing."
+JUDGE_KIND = "failure_label"
+# how the judge's prompt names a failed episode's end (the words it has always read)
+FAILED_BY = {
+    Termination.STEP_CAP: "turn limit",
+    Termination.MISTAKE_LIMIT: "mistake limit",
+    Termination.TIME_LIMIT: "time out",
+}
 LINE_SPLIT = re.compile(r"\r\n|\r|\n|;")
 
 
@@ -45,7 +61,7 @@ class CommaConfig(TaskConfig):
     """Options (`--set key=value`); the registered tasks fix `module`."""
 
     module: str = "all"  # a module name, or "all" for instances of every module
-    max_turns: int = 20  # conversation turns (solver replies) per episode, as in the paper's tables
+    max_steps: int = 20  # conversation turns (solver replies) per episode, as in the paper's tables
     mistake_limit: int | None = None  # end the episode at this many strikes (the authors' code: 3)
     expert_word_limit: int | None = None  # cut each expert message after this many words
     seconds_per_turn: int = 7  # simulated seconds the timer runs down per conversation turn
@@ -59,7 +75,7 @@ class CommaConfig(TaskConfig):
             raise ValueError(f"must be 'all' or one of {', '.join(NAMES)}")
         return value
 
-    @field_validator("max_turns", "instances_per_module", "seconds_per_turn")
+    @field_validator("max_steps", "instances_per_module", "seconds_per_turn")
     @classmethod
     def _positive(cls, value: int) -> int:
         if value < 1:
@@ -78,6 +94,21 @@ class CommaInstance(Instance):
     module: str
     params: dict[str, Any]
     start_clock: int  # seconds on the timer at the first turn
+
+
+@dataclass(frozen=True)
+class SolverReply:
+    """A non-empty solver reply, read: its lines and the action each line names (if any)."""
+
+    text: str
+    lines: list[str]
+    named: list[tuple[str, str]]  # (line, action) for the lines that name an action
+    note: str | None  # the one-action-per-line note, when a line names more than one
+
+
+@dataclass(frozen=True)
+class ExpertReply:
+    text: str
 
 
 @dataclass
@@ -183,8 +214,9 @@ def parse_judge_label(text: str) -> str | None:
 
 
 class Session:
-    """The rules of one episode without any rendering: the task and the instance generator (which
-    plays the oracle pair to count `optimal_steps`) share it, so both see exactly the same game."""
+    """The rules of one episode without any rendering or turn order: the task and the instance
+    generator (which plays the oracle pair to count `optimal_steps`) share it, so both see exactly
+    the same game. `turns` counts conversation turns (solver replies); the clock follows from it."""
 
     def __init__(self, module: PuzzleModule, start_clock: int, config: CommaConfig) -> None:
         self.module = module
@@ -193,8 +225,6 @@ class Session:
         self.turns = 0
         self.mistakes = 0
         self.entries: list[Entry] = []
-        self.awaiting_expert = False
-        self.feedback = ""
         self.mistake_pairs: set[tuple[str, str]] = set()
         self.repeated_mistakes = 0
         self.solved_after: list[bool] = []  # per conversation turn
@@ -208,60 +238,70 @@ class Session:
     def clock(self) -> int:
         return self.start_clock - self.turns * self.config.seconds_per_turn
 
-    @property
-    def ended_by(self) -> str | None:
+    def ending(self, max_turns: int | None = None) -> Termination | None:
+        """Why the game is over now, or None (the first that holds, in this order); the turn
+        limit only when `max_turns` is given (the task leaves it to the template's cap)."""
         if self.module.solved:
-            return "solved"
+            return Termination.GOAL_REACHED
         if self.config.mistake_limit is not None and self.mistakes >= self.config.mistake_limit:
-            return "mistake_limit"
+            return Termination.MISTAKE_LIMIT
         if self.clock <= 0:
-            return "time_out"
-        if self.turns >= self.config.max_turns:
-            return "turn_limit"
+            return Termination.TIME_LIMIT
+        if max_turns is not None and self.turns >= max_turns:
+            return Termination.STEP_CAP
         return None
 
-    @property
-    def over(self) -> bool:
-        return self.ended_by is not None
-
     # --- the solver ---------------------------------------------------------------------------
-    def solver_turn(self, text: str) -> StepResult:
-        clock = self.clock
-        truth = self.module.describe(clock)
+    def read_solver(self, text: str) -> SolverReply | ParseError:
+        if not text.strip():
+            return ParseError(EMPTY_SOLVER_REPLY, reason="empty")
         vocabulary = self.module.action_vocabulary()
         lines = [line for line in LINE_SPLIT.split(text) if line.strip()]
         named = [(line, action) for line in lines if (action := find_action(line, vocabulary)) is not None]
-        entry = Entry(self.turns + 1, "solver", _clip(text), acted=bool(named), truth=truth)
-        self.entries.append(entry)
-        result = self._act(named, clock, entry) if named else self._message(text)
         note = crowded_lines_note(lines, vocabulary) if named else None
-        if note is not None:
-            entry.results.append(note)
-            result.feedback += f"\n{note}"
+        return SolverReply(text, lines, named, note)
+
+    def solver_turn(self, reply: SolverReply | ParseError) -> StepResult:
+        """One conversation turn: act on the module, send a message, or (an empty reply) nothing;
+        every reply uses the turn."""
+        clock = self.clock
+        truth = self.module.describe(clock)
+        if isinstance(reply, ParseError):
+            self.entries.append(Entry(self.turns + 1, "solver", "", truth=truth))
+            result = StepResult(
+                Validity.UNPARSEABLE, reply.message, reason=reply.reason, info={"reply": "empty"}
+            )
+        else:
+            entry = Entry(self.turns + 1, "solver", _clip(reply.text), acted=bool(reply.named), truth=truth)
+            self.entries.append(entry)
+            result = self._act(reply.named, clock, entry) if reply.named else self._message()
+            if reply.note is not None:
+                entry.results.append(reply.note)
+                result.feedback += f"\n{reply.note}"
         self.turns += 1
         self.solved_after.append(self.module.solved)
         self.mistakes_after.append(self.mistakes)
-        self.awaiting_expert = result.parsed == "message" and not self.over
-        if self.over:
-            result.feedback += f" {self._ending()}"
-        self.feedback = result.feedback
+        result.info.update(turn=self.turns, clock=clock, mistakes=self.mistakes, solved=self.module.solved)
         return result
 
-    def _message(self, text: str) -> StepResult:
-        if not text.strip():
-            return StepResult(
-                Validity.UNPARSEABLE,
-                "Your reply was empty: no message was sent and no action was taken (the turn still counts).",
-                reason="empty",
-            )
+    def _message(self) -> StepResult:
         self.solver_messages += 1
-        return StepResult(Validity.EFFECTIVE, "Your message was sent to the expert.", parsed="message")
+        return StepResult(
+            Validity.EFFECTIVE,
+            "Your message was sent to the expert.",
+            parsed="message",
+            info={"reply": "message"},
+        )
 
     def _act(self, named: list[tuple[str, str]], clock: int, entry: Entry) -> StepResult:
         executed: list[str] = []
+        unavailable: list[str] = []
+        strikes = 0
+        skipped = 0
         effective = False
         for k, (_line, action) in enumerate(named):
             if action not in self.module.actions():
+                unavailable.append(action)
                 entry.results.append(f"{action}: not available right now (no effect).")
                 continue
             state = self.module.state_key(clock)
@@ -272,47 +312,54 @@ class Session:
             entry.results.append(f"{action}: {outcome.feedback}")
             if outcome.mistake:
                 self.mistakes += 1
+                strikes += 1
                 if (state, action) in self.mistake_pairs:
                     self.repeated_mistakes += 1
                 self.mistake_pairs.add((state, action))
             elif outcome.changed:
                 effective = True
-            stop = outcome.mistake or self.module.solved or self.over
-            if stop and k + 1 < len(named):
+            # a strike (which is also what can reach the mistake limit) or the disarm ends the reply
+            if (outcome.mistake or self.module.solved) and k + 1 < len(named):
+                skipped = len(named) - k - 1
                 reason = "the module is disarmed" if self.module.solved else "of the strike"
                 entry.results.append(
-                    f"The remaining {len(named) - k - 1} action line(s) were not carried out because {reason}."
+                    f"The remaining {skipped} action line(s) were not carried out because {reason}."
                 )
                 break
         feedback = "\n".join(entry.results)
+        info = {
+            "reply": "actions",
+            "executed": executed,
+            "unavailable": unavailable,
+            "skipped": skipped,
+            "strikes": strikes,
+        }
         if not executed:
-            return StepResult(Validity.INVALID, feedback, reason="unavailable")
+            return StepResult(Validity.INVALID, feedback, reason="unavailable", info=info)
         validity = Validity.EFFECTIVE if effective else Validity.INEFFECTIVE
-        return StepResult(validity, feedback, parsed="\n".join(executed), info={"mistakes": self.mistakes})
-
-    def _ending(self) -> str:
-        return {
-            "solved": "The game is won.",
-            "mistake_limit": f"The mistake limit ({self.config.mistake_limit}) is reached: the game is over.",
-            "time_out": "The timer ran out: the game is over.",
-            "turn_limit": f"The conversation limit ({self.config.max_turns} turns) is reached: the game is over.",
-        }[self.ended_by or "turn_limit"]
+        return StepResult(validity, feedback, parsed="\n".join(executed), info=info)
 
     # --- the expert ---------------------------------------------------------------------------
-    def expert_turn(self, text: str) -> StepResult:
-        self.awaiting_expert = False
+    def read_expert(self, text: str) -> ExpertReply | ParseError:
         if not text.strip():
+            return ParseError(EMPTY_EXPERT_REPLY, reason="empty")
+        return ExpertReply(text)
+
+    def expert_turn(self, reply: ExpertReply | ParseError) -> StepResult:
+        if isinstance(reply, ParseError):
             self.entries.append(Entry(self.turns, "expert", "(no reply)"))
             return StepResult(
-                Validity.UNPARSEABLE,
-                "The expert's reply was empty; the solver hears nothing.",
-                reason="empty",
+                Validity.UNPARSEABLE, reply.message, reason=reply.reason, info={"reply": "empty"}
             )
+        text = reply.text
         if self.config.expert_word_limit is not None:
             text = cut_words(text, self.config.expert_word_limit)
         self.expert_messages += 1
         self.entries.append(Entry(self.turns, "expert", _clip(text)))
-        return StepResult(Validity.EFFECTIVE, "Your reply was passed to the solver.", parsed="message")
+        info = {"reply": "message", "cut": text != reply.text}
+        return StepResult(
+            Validity.EFFECTIVE, "Your reply was passed to the solver.", parsed="message", info=info
+        )
 
     # --- oracles --------------------------------------------------------------------------------
     def oracle_solver_text(self) -> str:
@@ -353,7 +400,7 @@ def make_instance(name: str, seed: int, index: int, config: CommaConfig) -> Comm
     the set (a real-time puzzle must be solvable at it); the turn and mistake limits do not."""
     cls = module_class(name)
     rng = random.Random(derive_seed("comma", name, seed, index))
-    rules = config.model_copy(update={"max_turns": GENERATION_TURNS, "mistake_limit": None})
+    rules = config.model_copy(update={"max_steps": GENERATION_TURNS, "mistake_limit": None})
     for _ in range(GENERATION_ATTEMPTS):
         params = json.loads(json.dumps(cls.generate(rng)))  # plain JSON types, as after a round trip
         start = rng.randint(START_CLOCK_MIN, START_CLOCK_MAX)
@@ -371,46 +418,33 @@ def make_instance(name: str, seed: int, index: int, config: CommaConfig) -> Comm
 def oracle_turns(module: PuzzleModule, start_clock: int, config: CommaConfig) -> int | None:
     """Conversation turns the oracle solver (with the oracle expert) needs, or None if it fails."""
     session = Session(module, start_clock, config)
-    while not session.over:
-        session.solver_turn(session.oracle_solver_text())
-        if session.awaiting_expert:
-            session.expert_turn(session.oracle_expert_text())
+    while session.ending(config.max_steps) is None:
+        result = session.solver_turn(session.read_solver(session.oracle_solver_text()))
+        if result.parsed == "message" and session.ending(config.max_steps) is None:
+            session.expert_turn(session.read_expert(session.oracle_expert_text()))
     return session.turns if module.solved and session.mistakes == 0 else None
 
 
-class CommaTask(Task):
-    """One COMMA puzzle (or all ten) as a solver/expert conversation."""
+class CommaTask(EpisodeTask):
+    """One COMMA puzzle (or all ten) as a solver/expert conversation. The ids fix `module`."""
 
     Config: ClassVar[type[TaskConfig]] = CommaConfig
     InstanceModel: ClassVar[type[Instance]] = CommaInstance
     instance_label: ClassVar[str] = "comma"
-    registered_module: ClassVar[str | None] = None  # set by the per-id classes below
     config: CommaConfig
-
-    def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
-        super().__init__(config, **options)
-        fixed = self.registered_module
-        if fixed is not None and self.config.module != fixed:
-            raise ConfigError(
-                f"comma/{fixed} plays {'every module' if fixed == 'all' else f'the {fixed} module'} "
-                f"only; module={self.config.module!r} is not an option of it "
-                f"(run comma/{self.config.module} instead)"
-            )
 
     @property
     def roles(self) -> tuple[str, ...]:  # type: ignore[override]
-        return ("solver", "expert", "judge") if self.config.judge else ("solver", "expert")
+        return ("solver", "expert", JUDGE_ROLE) if self.config.judge else ("solver", "expert")
 
     @property
     def module_names(self) -> tuple[str, ...]:
         return NAMES if self.config.module == "all" else (self.config.module,)
 
     # --- instances -------------------------------------------------------------------------------
-    def instances(self, n: int | None, seed: int) -> list[Instance]:
+    def _instances(self, n: int | None, seed: int) -> list[Instance]:
         names = self.module_names
         total = self.config.instances_per_module * len(names) if n is None else n
-        if total < 0:
-            raise ConfigError(f"the number of instances must be >= 0 (got {total})")
         # round robin over the modules, so any prefix of comma/all covers them evenly
         return [
             make_instance(names[i % len(names)], seed, i // len(names), self.config) for i in range(total)
@@ -425,12 +459,8 @@ class CommaTask(Task):
             )
         return instance
 
-    # --- episode ---------------------------------------------------------------------------------
-    def reset(self, instance: Instance) -> None:
-        if not isinstance(instance, CommaInstance):
-            instance = self.load_instance(instance.model_dump())
-        assert isinstance(instance, CommaInstance)
-        self.instance = instance
+    # --- the game --------------------------------------------------------------------------------
+    def _begin(self, instance: CommaInstance) -> None:
         cls = module_class(instance.module)
         try:
             module = cls(instance.params)
@@ -439,36 +469,80 @@ class CommaTask(Task):
                 f"invalid comma instance {instance.id!r}: bad {instance.module} parameters ({exc})"
             ) from None
         self.session = Session(module, instance.start_clock, self.config)
-        self.judge_label: str | None = None
-        self.judge_reply: str | None = None
+        self._awaiting_expert = False  # the solver's last reply was a message the expert answers
+        self._feedback = ""  # what the solver's last reply did, shown at its next turn
         self._render_cache: tuple[tuple[int, int], bytes] | None = None
 
     @property
     def module(self) -> PuzzleModule:
         return self.session.module
 
-    def _judge_pending(self) -> bool:
-        return self.config.judge and self.session.over and not self.module.solved and self.judge_reply is None
+    def state(self) -> dict[str, Any]:
+        """The module's whole state (wires cut, keys lit, stage, mouse, button held, ...), the
+        strikes and whether it is disarmed. The clock is left out on purpose: it is `start_clock -
+        turns * seconds_per_turn`, a function of the turn count (the template's step counter), and
+        every reply uses a turn, also an empty one or one naming only unavailable actions."""
+        s = self.session
+        return {
+            "module": self.instance.module,
+            "start_clock": s.start_clock,
+            "mistakes": s.mistakes,
+            "solved": self.module.solved,
+            "puzzle": self.module.state(),
+        }
 
-    def current_role(self) -> str:
-        if self.session.awaiting_expert:
-            return "expert"
-        if self._judge_pending():
-            return "judge"
-        return "solver"
+    def _acting_role(self) -> str:
+        return "expert" if self._awaiting_expert else "solver"
 
-    @property
-    def done(self) -> bool:
-        return self.session.over and not self.session.awaiting_expert and not self._judge_pending()
+    def _parse(self, text: str) -> SolverReply | ExpertReply | ParseError:
+        if self._acting_role() == "expert":
+            return self.session.read_expert(text)
+        return self.session.read_solver(text)
 
-    def observe(self, role: str) -> Observation:
+    def _apply(self, parsed: SolverReply | ExpertReply) -> StepResult:
+        if isinstance(parsed, ExpertReply):
+            return self.session.expert_turn(parsed)
+        return self.session.solver_turn(parsed)
+
+    def _on_parse_error(self, error: ParseError) -> StepResult:
+        # an empty reply is still a reply: the solver's uses its turn, the expert's is recorded
+        if self._acting_role() == "expert":
+            return self.session.expert_turn(error)
+        return self.session.solver_turn(error)
+
+    def _counts_step(self, role: str, result: StepResult) -> bool:
+        return role == "solver"  # a conversation turn is one solver reply (with the expert's answer)
+
+    def _check_end(self, result: StepResult) -> Termination | None:
+        return self.session.ending()  # the template applies the turn limit (`max_steps`) itself
+
+    def _end_feedback(self, termination: Termination) -> str:
+        return {
+            Termination.GOAL_REACHED: "The game is won.",
+            Termination.MISTAKE_LIMIT: f"The mistake limit ({self.config.mistake_limit}) is reached: the game is over.",
+            Termination.TIME_LIMIT: "The timer ran out: the game is over.",
+            Termination.STEP_CAP: f"The conversation limit ({self.config.max_steps} turns) is reached: the game is over.",
+        }[termination]
+
+    def _after_step(self, role: str, result: StepResult) -> None:
+        if role == "solver":
+            self._awaiting_expert = result.parsed == "message" and self.termination is None
+            self._feedback = result.feedback
+        else:
+            self._awaiting_expert = False
+
+    # --- observations ----------------------------------------------------------------------------
+    def _observe(self, role: str) -> Observation:
         if role == "solver":
             return self._observe_solver()
         if role == "expert":
             return self._observe_expert()
-        if role == "judge" and self.config.judge:
-            return self._observe_judge()
-        raise ConfigError(f"comma has no role '{role}' (roles: {', '.join(self.roles)})")
+        return Observation(
+            role=JUDGE_ROLE,
+            parts=[TextPart("The game is still being played; there is nothing to judge yet.")],
+            instructions=prompts.JUDGE,
+            step=self.session.turns,
+        )
 
     def _image(self) -> bytes:
         key = (self.session.turns, self.session.version)
@@ -483,7 +557,7 @@ class CommaTask(Task):
             prompts.SOLVER
             + "\n\n"
             + prompts.SOLVER_FORMAT.format(
-                max_turns=self.config.max_turns,
+                max_steps=self.config.max_steps,
                 mistake_clause=mistake_clause,
                 seconds=self.config.seconds_per_turn,
             )
@@ -493,12 +567,12 @@ class CommaTask(Task):
         s = self.session
         limit = f" (limit {self.config.mistake_limit})" if self.config.mistake_limit is not None else ""
         header = (
-            f"{self.module.title}. Conversation turn {s.turns + 1} of {self.config.max_turns}. "
+            f"{self.module.title}. Conversation turn {s.turns + 1} of {self.config.max_steps}. "
             f"Mistakes so far: {s.mistakes}{limit}."
         )
         parts: list[TextPart | ImagePart] = [TextPart(header)]
-        if s.feedback:
-            parts.append(TextPart("What happened last turn:\n" + s.feedback))
+        if self._feedback:
+            parts.append(TextPart("What happened last turn:\n" + self._feedback))
         parts.append(ImagePart(self._image(), label="module"))
         actions = self.module.actions()
         parts.append(TextPart("Actions you can take now:\n" + ("\n".join(actions) or "(none)")))
@@ -512,8 +586,16 @@ class CommaTask(Task):
             parts=parts,
             instructions=self._solver_instructions(),
             legal_actions=actions,
-            feedback=s.feedback,
+            feedback=self._feedback,
             step=s.turns,
+            data={
+                **self._public_facts(),
+                "turn": s.turns + 1,
+                "mistakes": s.mistakes,
+                "clock": s.clock,  # the timer drawn on the module
+                "actions": list(actions),
+                "messages": {"solver": s.solver_messages, "expert": s.expert_messages},
+            },
         )
 
     def _observe_expert(self) -> Observation:
@@ -533,101 +615,81 @@ class CommaTask(Task):
             instructions=instructions,
             legal_actions=[],
             step=s.turns,
+            data={
+                **self._public_facts(),
+                "turn": s.turns,
+                "expert_word_limit": self.config.expert_word_limit,
+            },
         )
 
-    def _observe_judge(self) -> Observation:
+    def _public_facts(self) -> dict[str, Any]:
+        """What both seats know from their instructions: the puzzle and the limits."""
+        return {
+            "module": self.instance.module,
+            "title": self.module.title,
+            "turn_limit": self.config.max_steps,
+            "mistake_limit": self.config.mistake_limit,
+            "seconds_per_turn": self.config.seconds_per_turn,
+        }
+
+    # --- the judge -------------------------------------------------------------------------------
+    def _judge_questions(self) -> list[JudgeQuestion]:
+        if self.module.solved:
+            return []  # only failed episodes are labelled
         s = self.session
         text = (
             f"Puzzle: {self.module.title}.\n"
             f"Manual the expert held:\n{reflow(self.module.manual())}\n\n"
-            f"Outcome: failed ({(s.ended_by or '').replace('_', ' ')}) after {s.turns} turns with "
+            f"Outcome: failed ({FAILED_BY.get(self.termination, '')}) after {s.turns} turns with "
             f"{s.mistakes} mistakes; progress {self.module.partial_score():.0%}.\n\n"
             f"Transcript:\n{s.transcript('judge')}"
         )
-        return Observation(
-            role="judge",
-            parts=[TextPart(text), TextPart("Your verdict (label: <category>):")],
-            instructions=prompts.JUDGE,
-            legal_actions=[f"label: {label}" for label in prompts.JUDGE_LABELS],
-            step=s.turns,
-        )
-
-    def step(self, action_text: str) -> StepResult:
-        if self.done:
-            return StepResult(
-                Validity.INVALID, "The episode is over; nothing more can be done.", reason="over"
+        # the oracle judge is a rule: the automatic loop detector, else the most common category
+        label = "repetition loop" if s.repeated_mistakes else "miscommunication"
+        return [
+            JudgeQuestion(
+                kind=JUDGE_KIND,
+                prompt=[TextPart(text), TextPart("Your verdict (label: <category>):")],
+                read=parse_judge_label,
+                expected="'label: ' followed by one of " + ", ".join(prompts.JUDGE_LABELS),
+                oracle=f"label: {label}",
+                instructions=prompts.JUDGE,
+                legal_actions=[f"label: {name}" for name in prompts.JUDGE_LABELS],
             )
-        text = action_text if isinstance(action_text, str) else str(action_text)
-        role = self.current_role()
-        if role == "expert":
-            return self.session.expert_turn(text)
-        if role == "judge":
-            return self._judge_step(text)
-        return self.session.solver_turn(text)
+        ]
 
-    def _judge_step(self, text: str) -> StepResult:
-        self.judge_reply = text[:MAX_MESSAGE_CHARS]
-        self.judge_label = parse_judge_label(text)
-        if self.judge_label is None:
-            return StepResult(
-                Validity.UNPARSEABLE,
-                "No single category found; expected 'label: ' followed by one of "
-                + ", ".join(prompts.JUDGE_LABELS)
-                + ". Recorded as unparseable.",
-                reason="no_label",
-            )
-        return StepResult(
-            Validity.EFFECTIVE, f"Recorded the label '{self.judge_label}'.", parsed=self.judge_label
-        )
-
-    def oracle_action(self, role: str) -> str | None:
+    # --- oracle and outcome ----------------------------------------------------------------------
+    def _oracle(self, role: str) -> str | None:
         if role == "solver":
             return self.session.oracle_solver_text()
         if role == "expert":
             return self.session.oracle_expert_text()
-        if role == "judge":
-            # a rule-based stand-in: the automatic loop detector, else the most common category
-            label = "repetition loop" if self.session.repeated_mistakes else "miscommunication"
-            return f"label: {label}"
         return None
 
-    def outcome(self) -> EpisodeResult:
+    def _outcome(self) -> EpisodeResult:
         s = self.session
         solved = self.module.solved
         metrics: dict[str, Any] = {
             "module": self.instance.module,
             "partial_score": 1.0 if solved else float(self.module.partial_score()),
             "mistakes": s.mistakes,
-            "conversation_length": s.turns if solved else self.config.max_turns,
+            "conversation_length": s.turns if solved else self.config.max_steps,
             "turns_used": s.turns,
             "solver_messages": s.solver_messages,
             "expert_messages": s.expert_messages,
             "actions_executed": s.actions_executed,
             "repetition_loop": s.repeated_mistakes > 0,
             "repeated_mistakes": s.repeated_mistakes,
-            "ended_by": s.ended_by or "unfinished",
         }
-        metrics.update(summaries.turn_limit_metrics(s.solved_after, s.mistakes_after, self.config.max_turns))
-        if self.judge_reply is not None:
-            metrics["judge_label"] = self.judge_label or "unparseable"
-            metrics["judge_unparseable"] = self.judge_label is None
-            for label in prompts.JUDGE_LABELS:
-                metrics[f"judge_{label.replace(' ', '_')}"] = self.judge_label == label
+        metrics.update(summaries.turn_limit_metrics(s.solved_after, s.mistakes_after, self.config.max_steps))
+        if self.judge is not None and self.judge.replied(JUDGE_KIND):
+            labels = self.judge.values(JUDGE_KIND)
+            label = labels[0] if labels else None
+            metrics["judge_label"] = label or "unparseable"
+            metrics["judge_unparseable"] = label is None
+            for name in prompts.JUDGE_LABELS:
+                metrics[f"judge_{name.replace(' ', '_')}"] = label == name
         return EpisodeResult(success=solved, steps=s.turns, metrics=metrics)
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
-        return summaries.summarize(episodes, self.config.max_turns)
-
-
-def _registered_task(module: str) -> type[CommaTask]:
-    """The class behind one task id: `comma/<module>` plays that module and refuses another one
-    given with `--set module=...` (which would otherwise record one puzzle under another's id)."""
-    name = f"Comma{module.title()}Task"
-    doc = f"The comma/{module} task (module fixed)."
-    attrs = {"registered_module": module, "__module__": __name__, "__qualname__": name, "__doc__": doc}
-    return type(name, (CommaTask,), attrs)
-
-
-# one class per task id, found by the registry as playbench.tasks.comma.task:Comma<Module>Task
-REGISTERED_TASKS: dict[str, type[CommaTask]] = {m: _registered_task(m) for m in (*NAMES, "all")}
-globals().update({cls.__name__: cls for cls in REGISTERED_TASKS.values()})
+        return summaries.summarize(episodes, self.config.max_steps)

@@ -125,6 +125,7 @@ class MazeModule(PuzzleModule):
     name = "maze"
     title = "Maze Puzzle"
     realtime = False
+    derived = frozenset({"to_target"})  # the distance table follows from the layout
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)

@@ -18,7 +18,6 @@ from playbench.tasks.comma.module import ActionResult, PuzzleModule
 
 COLORS: tuple[str, ...] = ("red", "blue", "yellow", "black", "white")
 MIN_WIRES, MAX_WIRES = 3, 6
-ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 
 
 def correct_wire(colors: list[str], serial: str) -> int:
