@@ -48,8 +48,6 @@ FAMILIES: tuple[str, ...] = (
     "location2view",
     "view2location",
 )
-# families whose question shows a view (an image in the vision modality)
-VIEW_FAMILIES = ("perspective-determine", "view2action", "view2location")
 ORIGIN = (
     "Treat your starting position as the origin (0, 0) while facing north; x grows to the east "
     "(right), y to the north (up). "

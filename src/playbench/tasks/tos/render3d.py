@@ -48,7 +48,6 @@ DOOR_COLORS: dict[str, RGB] = {
     "green door": (40, 160, 70),
 }
 
-WOOD = (150, 100, 55)
 DARK_WOOD = (95, 60, 35)
 BLACK = (35, 35, 38)
 WHITE = (240, 240, 240)
