@@ -105,12 +105,14 @@ def test_invalid_turns_cost_half_change_nothing_and_count_a_step():
     assert out.metrics["invalid_actions"] == 1 and out.metrics["unparseable_actions"] == 1
 
 
-def test_budget_ends_the_exploration():
+def test_the_step_cap_ends_the_exploration():
     task = make_task("tos/explore")
+    # an instance carries its cap as `budget` (the field name the published sets were written with)
     task.reset(task.instances(1, 0)[0].model_copy(update={"budget": 3}))
     for _ in range(3):
         assert not task.done
         task.step("Actions: [Observe()]")
     assert task.done and task.outcome().steps == 3 and task.outcome().metrics["cost"] == 3.0
-    with pytest.raises(ConfigError, match="budget of 2"):
-        make_task("tos/explore", budget=2).instances(1, 0)
+    assert task.outcome().termination == "step_cap"
+    with pytest.raises(ConfigError, match="step cap of 2; raise max_steps"):
+        make_task("tos/explore", max_steps=2).instances(1, 0)

@@ -2,7 +2,7 @@
 
 They carry the paper's rules: the observation model and its bins (text), the 3D setting and the
 object legend (vision), the multi-room rules, the goal, the action grammar with its constraints,
-the costs and the step budget; the phase-specific parts (question, map, false belief) come in the
+the costs and the step cap; the phase-specific parts (question, map, false belief) come in the
 observation itself.
 """
 
@@ -55,7 +55,7 @@ Examples: Actions: [Rotate(90), Observe()]    Actions: [JumpTo(sofa), Rotate(-90
 - Observe() reports only from the pose you end in: after several jumps, the view is from the last position.
 - Actions are carried out in order.
 
-Costs: Observe() 1, Query(OBJ) 2, an invalid reply 0.5; moves are free. You have at most {budget} steps (one reply = one step).
+Costs: Observe() 1, Query(OBJ) 2, an invalid reply 0.5; moves are free. You have at most {max_steps} steps (one reply = one step).
 Reply format: think if you like, then end with one line `Actions: [ ... ]`."""
 
 
@@ -72,11 +72,11 @@ def scene(world: World) -> str:
     )
 
 
-def instructions(world: World, modality: str, budget: int) -> str:
+def instructions(world: World, modality: str, max_steps: int) -> str:
     setting = (VISION_SETTING if modality == "vision" else TEXT_SETTING).format(
         width=world.width, height=world.height
     )
-    return "\n\n".join([setting, scene(world), ROOMS, GOAL, GRAMMAR.format(budget=budget)])
+    return "\n\n".join([setting, scene(world), ROOMS, GOAL, GRAMMAR.format(max_steps=max_steps)])
 
 
 FALSE_BELIEF = """You are back at your starting position, facing north. Since your exploration, {n} object(s) of the environment have been changed: each one was either moved to another position or turned to another facing, never both.

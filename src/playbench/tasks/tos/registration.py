@@ -25,7 +25,7 @@ for _family, _what in _FAMILY_DESCRIPTIONS.items():
         f"tos/{_family}",
         f"{_TASK}:QuestionTask",
         description=f"Theory of Space question after exploration: {_what} (--set exploration=active|passive)",
-        family=_family,
+        fixed={"family": _family},  # each family is its own id
     )
 register(
     "tos/cogmap",

@@ -1,14 +1,19 @@
 """The Theory of Space tasks: exploration, the nine question families, cognitive map, false belief.
 
-Every task shares one episode machine (`TosTask`):
+Every task shares one episode machine (`TosTask`, on the kernel's `EpisodeTask` template):
 
-    explore (active only) --Term() or budget--> answer (questions, cogmap)
-                                             \\-> fb: the world changes, explore again, Term(changes=...)
+    explore (active only) --Term() or max_steps--> answer (questions, cogmap)
+                                               \\-> fb: the world changes, explore again
+                                                     (max_steps_second), Term(changes=...)
 
 One reply is one step. Exploration replies follow the action grammar (`grammar.py`); an invalid
 or unparseable one costs 0.5 and changes nothing. The answer turn takes one reply, scored at once.
 The observation carries the whole exploration log (the agent's own, or in passive mode the
 oracle explorer's), so a model needs no conversation history.
+
+Each phase has its own step cap, so the phases are tos's own: a phase ends at `Term()` or at its
+cap and the episode ends (`self.end`) when the last phase does. The template's `max_steps`
+(`_step_cap`) is the current phase's cap counted in episode steps (the answer turn's is one step).
 """
 
 from __future__ import annotations
@@ -20,12 +25,14 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
+from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
-from playbench.core.task import Instance, Task, TaskConfig, derive_seed
+from playbench.core.task import Instance, TaskConfig, derive_seed
+from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
 from playbench.tasks.tos import cogmap, prompts, questions
 from playbench.tasks.tos.cogmap import Change
-from playbench.tasks.tos.grammar import Violation, execute_turn
+from playbench.tasks.tos.grammar import Executed, Violation, execute_turn
 from playbench.tasks.tos.world import (
     START,
     Pose,
@@ -40,6 +47,9 @@ from playbench.tasks.tos.world import (
     turn,
     visible_items,
 )
+
+INVALID_COST = 0.5
+ACTION_COST = {"Observe": 1.0, "Query": 2.0, "Term": 0.0}
 
 
 def oracle_poses(world: World, known: frozenset[str] = frozenset()) -> list[Pose]:
@@ -56,7 +66,7 @@ class TosConfig(TaskConfig):
     rooms: int = Field(3, ge=1, le=4, description="rooms per world")
     objects: int = Field(4, ge=1, le=6, description="objects per room")
     room_size: int = Field(6, ge=3, le=10, description="interior side of every room, in grid points")
-    budget: int = Field(20, ge=2, le=200, description="exploration step budget")
+    max_steps: int = Field(20, ge=2, le=200, description="step cap of the exploration (one reply = one step)")
     default_set: int = Field(100, ge=1, le=10_000, description="worlds in the default set")
     image_size: int = Field(384, ge=96, le=1024, description="side of a (square) first-person view (vision)")
 
@@ -78,10 +88,14 @@ class QuestionConfig(AnswerConfig):
 
 class FalseBeliefConfig(TosConfig):
     changes: int = Field(2, ge=1, le=4, description="objects moved or turned after the exploration")
-    fb_budget: int = Field(20, ge=2, le=200, description="step budget of the second exploration")
+    max_steps_second: int = Field(20, ge=2, le=200, description="step cap of the second exploration")
 
 
 class TosInstance(Instance):
+    """One world (and question or changes). The caps keep the field names the published sets were
+    written with (`budget`: the exploration's `max_steps`; `fb_budget`: the second exploration's
+    `max_steps_second`), so the sets and their digests stay as published."""
+
     world: World
     budget: int = 20
     question: dict[str, Any] | None = None
@@ -97,7 +111,21 @@ class LogEntry:
     view: tuple[int, Pose] | None = None  # (world version, pose) of an Observe, for its image
 
 
-class TosTask(Task):
+@dataclass(frozen=True)
+class Reply:
+    """A reply read for the current phase: the exploration turn it makes (executed against the
+    current pose, not yet applied; a rule violation is kept to be charged), or the answer text."""
+
+    text: str
+    turn: Executed | Violation | None = None  # None on the answer turn
+
+
+def _shown(text: str) -> str:
+    """What the log shows of a rejected reply: its last line."""
+    return text.strip().splitlines()[-1][:120] if text.strip() else "(empty reply)"
+
+
+class TosTask(EpisodeTask):
     """One exploration episode machine for every Theory of Space task (see the module docstring)."""
 
     Config: ClassVar[type[TaskConfig]] = TosConfig
@@ -105,66 +133,60 @@ class TosTask(Task):
     instance_label: ClassVar[str] = "tos"
     KIND: ClassVar[str] = "explore"
     config: TosConfig
-
-    def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
-        super().__init__(config, **options)
-        self._inst: TosInstance | None = None
-        self._images: dict[Any, bytes] = {}
+    _instance: TosInstance | None
 
     # --- instances -------------------------------------------------------------------------
     @property
     def passive(self) -> bool:
         return getattr(self.config, "exploration", "active") == "passive"
 
-    def instances(self, n: int | None, seed: int) -> list[Instance]:
-        if n is not None and n < 0:
-            raise ConfigError(f"the number of instances must be >= 0, got {n}")
+    def _instances(self, n: int | None, seed: int) -> list[Instance]:
         total = self.config.default_set if n is None else n
         return [self._make_instance(seed, i) for i in range(total)]
 
     def _world(self, seed: int, key: int | str) -> tuple[World, tuple[Pose, ...]]:
         c = self.config
         try:
-            return cached_world(c.rooms, c.objects, seed, key, c.budget, c.room_size)
+            return cached_world(c.rooms, c.objects, seed, key, c.max_steps, c.room_size)
         except ValueError as exc:
-            raise ConfigError(f"{exc}; raise budget or lower rooms/objects") from None
+            raise ConfigError(f"{exc}; raise max_steps or lower rooms/objects") from None
 
     def _instance_id(self, seed: int, index: int) -> str:
         c = self.config
         size = "" if c.room_size == 6 else f"z{c.room_size}"
         return f"tos-{self.KIND}-r{c.rooms}o{c.objects}{size}-s{seed}-{index:04d}"
 
+    def _optimal(self, plan: tuple[Pose, ...]) -> int:
+        """Optimal steps: the plan's Observe turns and Term()."""
+        return len(plan) + 1
+
     def _make_instance(self, seed: int, index: int) -> TosInstance:
         world, plan = self._world(seed, index)
         return TosInstance(
             id=self._instance_id(seed, index),
-            optimal_steps=len(plan) + 1,
+            optimal_steps=self._optimal(plan),
             world=world,
-            budget=self.config.budget,
+            budget=self.config.max_steps,
         )
 
     # --- episode ---------------------------------------------------------------------------
-    def reset(self, instance: Instance) -> None:
-        if not isinstance(instance, TosInstance):
-            instance = self.load_instance(instance.model_dump())
-        assert isinstance(instance, TosInstance)
-        self._inst = instance
+    def _begin(self, instance: TosInstance) -> None:
         self._worlds = [instance.world]
         self._version = 0
         self._pose = START
         self._observed: frozenset[str] = frozenset()
         self._phase_first = True
         self._phase_steps = 0
-        self._steps = 0
         self._counts = {"observe": 0, "query": 0, "invalid": 0, "unparseable": 0}
         self._cost = 0.0
+        self._phase1_cost = 0.0
         self._log: list[LogEntry] = []
         self._fb_log_start: int | None = None
         self._feedback = ""
         self._terminated_by_agent = False
         self._phase1_observed: frozenset[str] | None = None  # what the first exploration saw, once over
         self._answer: dict[str, Any] = {}
-        self._images = {}
+        self._images: dict[Any, bytes] = {}
         self._plan_turns = plan_turns(instance.world, oracle_poses(instance.world))
         self._plan_index = 0
         self._instructions = prompts.instructions(instance.world, self.config.modality, instance.budget)
@@ -173,15 +195,17 @@ class TosTask(Task):
             self._phase = self._after_exploration()
         else:
             self._phase = "explore"
-
-    def _require(self) -> TosInstance:
-        if self._inst is None:
-            raise RuntimeError("call reset(instance) before playing")
-        return self._inst
+        self._cap = self._phase_ends_at(0)
 
     @property
     def world(self) -> World:
         return self._worlds[self._version]
+
+    @property
+    def phase(self) -> str:
+        """`explore`, `answer`, `fb` (false belief's second exploration) or `done`."""
+        self._require_episode()
+        return self._phase
 
     def _after_exploration(self) -> str:
         return "done"
@@ -198,119 +222,178 @@ class TosTask(Task):
         self._log.append(LogEntry(len(self._plan_turns) + 1, "Actions: [Term()]", "Exploration ended."))
         self._phase1_observed = self._observed
 
-    @property
-    def done(self) -> bool:
-        self._require()
-        return self._phase == "done"
-
-    def _budget(self) -> int:
-        inst = self._require()
+    def _phase_cap(self) -> int:
+        """The current exploration's step cap."""
+        inst = self.instance
         if self._phase == "fb":
             return inst.fb_budget or inst.budget
         return inst.budget
 
+    def _phase_ends_at(self, steps_before: int) -> int:
+        """The episode's step count at which the current phase, begun after `steps_before` steps,
+        ends at the latest: its cap, or the one answer turn."""
+        return steps_before + (1 if self._phase == "answer" else self._phase_cap())
+
+    def _step_cap(self) -> int:
+        """The current phase's cap counted in episode steps (the kernel counts every reply of the
+        episode); tos ends the phase itself at that step, before the template's cap would."""
+        return self._cap
+
     # --- stepping --------------------------------------------------------------------------
-    def step(self, action_text: str) -> StepResult:
-        self._require()
-        if self.done:
-            return StepResult(
-                Validity.INVALID, "The episode is over; no more actions are accepted.", reason="episode_over"
-            )
-        text = action_text if isinstance(action_text, str) else str(action_text)
+    def _parse(self, text: str) -> Reply | ParseError:
         if self._phase == "answer":
-            return self._answer_step(text)
-        return self._explore_step(text)
+            return Reply(text)
+        r = execute_turn(
+            self.world,
+            self._pose,
+            self._observed,
+            text,
+            first_step=self._phase_first,
+            changes_phase=self._phase == "fb",
+        )
+        if isinstance(r, Violation) and r.unparseable:
+            return ParseError(f"{r.message} Nothing happened (cost {INVALID_COST:g}).", r.rule, _shown(text))
+        return Reply(text, r)
+
+    def _apply(self, parsed: Reply) -> StepResult:
+        if parsed.turn is None:
+            return self._answer_step(parsed.text)
+        if isinstance(parsed.turn, Violation):
+            v = parsed.turn
+            message = f"{v.message} Nothing happened (cost {INVALID_COST:g})."
+            return self._reject(Validity.INVALID, message, v.rule, _shown(parsed.text))
+        return self._explore_step(parsed.turn)
+
+    def _on_parse_error(self, error: ParseError) -> StepResult:
+        return self._reject(Validity.UNPARSEABLE, error.message, error.reason, error.snippet)
 
     def _observe_feedback(self, pose: Pose) -> str:
         if self.config.modality == "vision":
             return "You observe the view in the image below."
         return "You observe:\n" + observation_text(self.world, pose)
 
-    def _explore_step(self, text: str) -> StepResult:
-        fb_phase = self._phase == "fb"
-        r = execute_turn(
-            self.world, self._pose, self._observed, text, first_step=self._phase_first, changes_phase=fb_phase
-        )
-        self._steps += 1
+    def _reject(self, validity: Validity, feedback: str, rule: str, shown: str) -> StepResult:
+        """A reply that breaks a rule or holds no action list: it costs and counts, nothing moves."""
         self._phase_steps += 1
-        view = None
-        if isinstance(r, Violation):
-            self._cost += 0.5
-            self._counts["unparseable" if r.unparseable else "invalid"] += 1
-            validity = Validity.UNPARSEABLE if r.unparseable else Validity.INVALID
-            feedback, reason, parsed = r.message + " Nothing happened (cost 0.5).", r.rule, None
-            shown = text.strip().splitlines()[-1][:120] if text.strip() else "(empty reply)"
-        else:
-            self._phase_first = False
-            self._pose = r.pose
-            parsed = shown = r.canonical
-            reason = None
-            validity = Validity.EFFECTIVE
-            if r.final == "Observe":
-                self._cost += 1
-                self._counts["observe"] += 1
-                seen = {i.name for i in visible_items(self.world, r.pose)}
-                if seen <= self._observed and not fb_phase:
-                    validity = Validity.INEFFECTIVE
-                self._observed |= seen
-                self._plan_index += 1
-                feedback = self._observe_feedback(r.pose)
-                view = (self._version, r.pose)
-            elif r.final == "Query":
-                self._cost += 2
-                self._counts["query"] += 1
-                it = next(i for i in items_of(self.world) if i.name == r.target)
-                feedback = f"{it.name} is at ({it.x}, {it.y})."
-            else:
-                self._terminated_by_agent = True
-                if fb_phase:
-                    self._answer = {"changes": r.changes or []}
-                    self._end_phase("Your answer is recorded.")
-                    return StepResult(validity, self._feedback, parsed=parsed)
-                self._log.append(LogEntry(self._phase_steps, shown, "Exploration ended."))
-                self._end_phase("Exploration ended.")
-                return StepResult(validity, self._feedback, parsed=parsed)
-        if self._phase_steps >= self._budget():
-            feedback += f" The budget of {self._budget()} steps is used up."
-            self._log.append(LogEntry(self._phase_steps, shown, feedback, view))
-            self._end_phase(feedback)
-            return StepResult(validity, self._feedback, parsed=parsed, reason=reason)
-        self._log.append(LogEntry(self._phase_steps, shown, feedback, view))
-        self._feedback = feedback
-        return StepResult(validity, feedback, parsed=parsed, reason=reason)
+        self._cost += INVALID_COST
+        self._counts["unparseable" if validity == Validity.UNPARSEABLE else "invalid"] += 1
+        info = {"phase": self._phase, "rule": rule, "cost": INVALID_COST}
+        return self._logged(StepResult(validity, feedback, reason=rule, info=info), shown, None)
 
-    def _end_phase(self, feedback: str) -> None:
+    def _explore_step(self, r: Executed) -> StepResult:
+        fb_phase = self._phase == "fb"
+        self._phase_steps += 1
+        self._phase_first = False
+        self._pose = r.pose
+        self._cost += ACTION_COST[r.final]
+        pose = {"x": r.pose.x, "y": r.pose.y, "facing": r.pose.facing}
+        info: dict[str, Any] = {
+            "phase": self._phase,
+            "action": r.final,
+            "cost": ACTION_COST[r.final],
+            "pose": pose,
+        }
+        validity = Validity.EFFECTIVE
+        view = None
+        if r.final == "Observe":
+            self._counts["observe"] += 1
+            seen = {i.name for i in visible_items(self.world, r.pose)}
+            if seen <= self._observed and not fb_phase:
+                validity = Validity.INEFFECTIVE
+            info["newly_observed"] = sorted(seen - self._observed)
+            self._observed |= seen
+            self._plan_index += 1
+            feedback = self._observe_feedback(r.pose)
+            view = (self._version, r.pose)
+        elif r.final == "Query":
+            self._counts["query"] += 1
+            it = next(i for i in items_of(self.world) if i.name == r.target)
+            info["target"] = it.name
+            feedback = f"{it.name} is at ({it.x}, {it.y})."
+        else:
+            self._terminated_by_agent = True
+            result = StepResult(validity, "", parsed=r.canonical, info=info)
+            if fb_phase:
+                self._answer = {"changes": r.changes or []}
+                info["changes"] = [list(c) for c in self._answer["changes"]]
+                # the change list is this task's answer: its episode reached its end
+                return self._end_phase(result, "Your answer is recorded.", Termination.GOAL_REACHED)
+            self._log.append(LogEntry(self._phase_steps, r.canonical, "Exploration ended."))
+            return self._end_phase(result, "Exploration ended.", Termination.AGENT_ENDED)
+        result = StepResult(validity, feedback, parsed=r.canonical, info=info)
+        return self._logged(result, r.canonical, view)
+
+    def _logged(self, result: StepResult, shown: str, view: tuple[int, Pose] | None) -> StepResult:
+        """Log an exploration step; at the phase's cap the phase (or the episode) ends."""
+        cap = self._phase_cap()
+        if self._phase_steps >= cap:
+            result.feedback += f" The budget of {cap} steps is used up."
+            self._log.append(LogEntry(self._phase_steps, shown, result.feedback, view))
+            return self._end_phase(result, result.feedback, Termination.STEP_CAP)
+        self._log.append(LogEntry(self._phase_steps, shown, result.feedback, view))
+        self._feedback = result.feedback
+        return result
+
+    def _end_phase(self, result: StepResult, feedback: str, termination: Termination) -> StepResult:
+        """End the current exploration; the episode ends too when no phase follows it."""
+        result.info["phase_ended"] = self._phase
         if self._phase == "explore":
             self._phase1_observed = self._observed
             self._phase = self._after_exploration()
-            self._feedback = feedback
             self._on_exploration_end()
         else:
             self._phase = "done"
-            self._feedback = feedback
+        self._feedback = result.feedback = feedback
+        if self._phase == "done":
+            self.end(termination)
+        else:  # the template counts this step after `_apply`: the next phase starts after it
+            self._cap = self._phase_ends_at(self._steps + 1)
+        return result
 
     def _on_exploration_end(self) -> None:
         """Hook for the false-belief task."""
 
+    def _after_step(self, role: str, result: StepResult) -> None:
+        result.info["total_cost"] = self._cost
+
     def _answer_step(self, text: str) -> StepResult:
-        self._steps += 1
         scored = self._score_answer(text)
         self._phase = "done"
         validity = Validity.EFFECTIVE if scored.get("answer_parsed") else Validity.UNPARSEABLE
         detail = scored.pop("_detail", "")
         self._feedback = f"Answer recorded ({detail})." if detail else "Answer recorded."
         self._answer = scored
+        # the one answer turn ends the episode, read or not (the metrics say how it went)
+        self.end(Termination.GOAL_REACHED)
         return StepResult(validity, self._feedback, parsed=text.strip()[-200:] or None,
-                          reason=None if validity == Validity.EFFECTIVE else "format")  # fmt: skip
+                          reason=None if validity == Validity.EFFECTIVE else "format",
+                          info={"phase": "answer", **scored})  # fmt: skip
 
     def _score_answer(self, text: str) -> dict[str, Any]:
         raise RuntimeError("this task has no answer turn")
 
+    # --- state -----------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """What the rules change: the phase, the world in play (false belief's changes once applied),
+        the agent's pose, what it has observed, whether the phase's first-step rule still holds and
+        the answer given. Not the cost, counters, log or feedback: a rejected reply changes only
+        those (and at a phase's cap, the phase)."""
+        inst = self.instance
+        return {
+            "phase": self._phase,
+            "world_changes": [c.model_dump(mode="json") for c in inst.changes or []] if self._version else [],
+            "pose": {"x": self._pose.x, "y": self._pose.y, "facing": self._pose.facing},
+            "observed": sorted(self._observed),
+            "first_exploration_observed": (
+                None if self._phase1_observed is None else sorted(self._phase1_observed)
+            ),
+            "first_step": self._phase_first,
+            "terminated_by_agent": self._terminated_by_agent,
+            "answer": self._answer,
+        }
+
     # --- oracle ----------------------------------------------------------------------------
-    def oracle_action(self, role: str) -> str | None:
-        self._require()
-        if self.done:
-            return None
+    def _oracle(self, role: str) -> str | None:
         if self._phase == "answer":
             return self._oracle_answer()
         if self._plan_index < len(self._plan_turns):
@@ -395,14 +478,11 @@ class TosTask(Task):
 
     def _status(self) -> str:
         return (
-            f"Step {self._phase_steps + 1} of {self._budget()}. Total cost so far: {self._cost:g}. "
+            f"Step {self._phase_steps + 1} of {self._phase_cap()}. Total cost so far: {self._cost:g}. "
             "Reply with your actions, ending with a line `Actions: [ ... ]`."
         )
 
-    def observe(self, role: str) -> Observation:
-        self._require()
-        if role not in self.roles:
-            raise ValueError(f"unknown role {role!r}; this task has only 'player'")
+    def _observe(self, role: str) -> Observation:
         phase1 = self._log if self._fb_log_start is None else self._log[: self._fb_log_start]
         parts = (
             self._intro_parts() + self._log_parts(phase1, self._exploration_header()) + self._phase_prompt()
@@ -414,6 +494,31 @@ class TosTask(Task):
             legal_actions=[] if self.done else self.legal_actions(),
             feedback=self._feedback,
             step=self._steps,
+            data=self._public_data(),
+        )
+
+    def _public_data(self) -> dict[str, Any]:
+        """The observation's public facts. Not the exact coordinates: in text they come only from
+        Query, and the cognitive map scores the agent for tracking them itself; where it stands is
+        named by the object or door it jumped to."""
+        exploring = self._phase in ("explore", "fb")
+        return {
+            "phase": self._phase,
+            "step": self._phase_steps,
+            "max_steps": self._phase_cap() if exploring else None,
+            "cost": self._cost,
+            "position": self._position_name(),
+            "facing": self._pose.facing,
+            "observed": sorted(self._observed),
+            "first_step": self._phase_first if exploring else False,
+        }
+
+    def _position_name(self) -> str | None:
+        """`start`, or the object or door the agent stands on (moves end only at those points)."""
+        if (self._pose.x, self._pose.y) == (START.x, START.y):
+            return "start"
+        return next(
+            (i.name for i in items_of(self.world) if (i.x, i.y) == (self._pose.x, self._pose.y)), None
         )
 
     def legal_actions(self) -> list[str]:
@@ -469,8 +574,7 @@ class TosTask(Task):
             "terminated_by_agent": self._terminated_by_agent,
         }
 
-    def outcome(self) -> EpisodeResult:
-        self._require()
+    def _outcome(self) -> EpisodeResult:
         metrics = self._exploration_metrics()
         metrics["cost_efficiency"] = (
             metrics["oracle_cost"] / metrics["cost"] if metrics["all_observed"] and metrics["cost"] else 0.0
@@ -480,7 +584,7 @@ class TosTask(Task):
 
 
 class ExploreTask(TosTask):
-    """`tos/explore`: observe every object within the budget at the lowest cost."""
+    """`tos/explore`: observe every object within the step cap at the lowest cost."""
 
 
 class AnswerTask(TosTask):
@@ -495,17 +599,7 @@ class AnswerTask(TosTask):
     def _optimal(self, plan: tuple[Pose, ...]) -> int:
         return 1 if self.passive else len(plan) + 2
 
-    def _make_instance(self, seed: int, index: int) -> TosInstance:
-        world, plan = self._world(seed, index)
-        return TosInstance(
-            id=self._instance_id(seed, index),
-            optimal_steps=self._optimal(plan),
-            world=world,
-            budget=self.config.budget,
-        )
-
-    def outcome(self) -> EpisodeResult:
-        self._require()
+    def _outcome(self) -> EpisodeResult:
         metrics: dict[str, Any] = {} if self.passive else self._exploration_metrics()
         metrics.update({k: v for k, v in self._answer.items() if not k.startswith("_")})
         metrics.setdefault("answer_parsed", False)
@@ -541,15 +635,15 @@ class QuestionTask(AnswerTask):
                 id=self._instance_id(seed, index),
                 optimal_steps=self._optimal(plan),
                 world=world,
-                budget=self.config.budget,
+                budget=self.config.max_steps,
                 question=q,
             )
         raise ConfigError(f"no world with these rooms/objects can host a '{fam}' question; add objects")
 
     def _question(self) -> dict[str, Any]:
-        q = self._require().question
+        q = self.instance.question
         if q is None:
-            raise ConfigError(f"instance {self._require().id} has no question")
+            raise ConfigError(f"instance {self.instance.id} has no question")
         return q
 
     def _phase_prompt(self) -> list[Part]:
@@ -575,7 +669,7 @@ class QuestionTask(AnswerTask):
         return "Answer: " + questions.truth(self.world, self._question())
 
     def _answer_samples(self) -> list[str]:
-        rng = random.Random(derive_seed("tos-answers", self._require().id))
+        rng = random.Random(derive_seed("tos-answers", self.instance.id))
         return questions.answer_space(self.world, self._question(), rng)
 
 
@@ -630,7 +724,7 @@ class CogmapTask(AnswerTask):
         return text
 
     def _answer_samples(self) -> list[str]:
-        rng = random.Random(derive_seed("tos-cogmap-answers", self._require().id))
+        rng = random.Random(derive_seed("tos-cogmap-answers", self.instance.id))
         xs = range(min(r.x0 for r in self.world.rooms), max(r.x1 for r in self.world.rooms) + 1)
         ys = range(min(r.y0 for r in self.world.rooms), max(r.y1 for r in self.world.rooms) + 1)
         out = []
@@ -667,29 +761,29 @@ class FalseBeliefTask(TosTask):
             changed = cogmap.apply_changes(world, changes)
             known = frozenset(i.name for i in items_of(world))
             try:
-                plan2 = plan_observations(changed, limit=c.fb_budget, known=known)
+                plan2 = plan_observations(changed, limit=c.max_steps_second, known=known)
             except ValueError:
                 continue
-            if len(plan2) + 1 > c.fb_budget:
+            if len(plan2) + 1 > c.max_steps_second:
                 continue
             return TosInstance(
                 id=self._instance_id(seed, index),
                 optimal_steps=len(plan) + 1 + len(plan2) + 1,
                 world=world,
-                budget=c.budget,
+                budget=c.max_steps,
                 changes=changes,
-                fb_budget=c.fb_budget,
+                fb_budget=c.max_steps_second,
             )
         raise ConfigError(
-            f"no world with these rooms/objects has {c.changes} objects to change and fits budget {c.budget} and "
-            f"fb_budget {c.fb_budget}"
+            f"no world with these rooms/objects has {c.changes} objects to change and fits max_steps "
+            f"{c.max_steps} and max_steps_second {c.max_steps_second}"
         )
 
     def _after_exploration(self) -> str:
         return "fb"
 
     def _on_exploration_end(self) -> None:
-        inst = self._require()
+        inst = self.instance
         self._phase1_cost = self._cost
         self._worlds.append(cogmap.apply_changes(inst.world, inst.changes or []))
         self._version = 1
@@ -704,19 +798,17 @@ class FalseBeliefTask(TosTask):
     def _oracle_term(self) -> str:
         if self._phase != "fb":
             return "Actions: [Term()]"
-        listed = ", ".join(f"{c.name}: {c.kind}" for c in self._require().changes or [])
+        listed = ", ".join(f"{c.name}: {c.kind}" for c in self.instance.changes or [])
         return f'Actions: [Term(changes="{listed}")]'
 
     def _term_samples(self) -> list[str]:
         if self._phase != "fb":
             return ["Actions: [Term()]"]
-        rng = random.Random(
-            derive_seed("tos-fb-guess", self._require().id, sorted(self._observed), self._pose)
-        )
+        rng = random.Random(derive_seed("tos-fb-guess", self.instance.id, sorted(self._observed), self._pose))
         names = sorted(o.name for o in self.world.objects)
         out = []
         for _ in range(2):
-            picks = rng.sample(names, min(len(names), len(self._require().changes or [])))
+            picks = rng.sample(names, min(len(names), len(self.instance.changes or [])))
             out.append(
                 'Actions: [Term(changes="'
                 + ", ".join(f"{n}: {rng.choice(('position', 'orientation'))}" for n in picks)
@@ -727,15 +819,15 @@ class FalseBeliefTask(TosTask):
     def _phase_prompt(self) -> list[Part]:
         if self._phase != "fb":
             return super()._phase_prompt()
-        inst = self._require()
-        intro = prompts.FALSE_BELIEF.format(n=len(inst.changes or []), max_steps=self._budget())
+        inst = self.instance
+        intro = prompts.FALSE_BELIEF.format(n=len(inst.changes or []), max_steps=self._phase_cap())
         parts: list[Part] = [TextPart(intro)]
         parts += self._log_parts(self._log[self._fb_log_start or 0 :], "Your second exploration so far:")
         parts.append(TextPart(self._status()))
         return parts
 
-    def outcome(self) -> EpisodeResult:
-        inst = self._require()
+    def _outcome(self) -> EpisodeResult:
+        inst = self.instance
         metrics = self._exploration_metrics()
         predicted = self._answer.get("changes", [])
         scores = cogmap.changes_f1(predicted, inst.changes or []) if "changes" in self._answer else {

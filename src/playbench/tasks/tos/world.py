@@ -60,7 +60,6 @@ DISTANCE_BINS: tuple[str, ...] = (
 DISTANCE_EDGES: tuple[float, ...] = (2.0, 4.0, 8.0, 16.0, 32.0)  # upper edges (inclusive) of near..very far
 EGO_ORIENTATIONS: dict[int, str] = {0: "forward", 90: "right", 180: "backward", 270: "left"}
 WALL_WORDS: dict[int, str] = {0: "front", 90: "right", 180: "back", 270: "left"}
-FOV_DEGREES = 90
 
 
 # --- binning (the prompt's bins, edges exactly as written there) ----------------------------------
@@ -543,10 +542,11 @@ def plan_turns(
 
 @lru_cache(maxsize=1024)
 def cached_world(
-    rooms: int, objects: int, seed: int, index: int | str, budget: int, room_side: int = ROOM_SIDE
+    rooms: int, objects: int, seed: int, index: int | str, max_steps: int, room_side: int = ROOM_SIDE
 ) -> tuple[World, tuple[Pose, ...]]:
     """The `index`-th world for these parameters with its oracle plan; a world whose plan would not
-    fit the budget (with one turn left for Term) is replaced by the next draw."""
+    fit the step cap (with one turn left for Term) is replaced by the next draw. Cached: every tos
+    task draws the same worlds, and the kernel's instance cache is per task."""
     for attempt in range(100):
         world = generate_world(
             rooms,
@@ -555,9 +555,11 @@ def cached_world(
             room_side,
         )
         try:
-            poses = plan_observations(world, limit=budget)
+            poses = plan_observations(world, limit=max_steps)
         except ValueError:
             continue
-        if len(poses) + 1 <= budget:
+        if len(poses) + 1 <= max_steps:
             return world, tuple(poses)
-    raise ValueError(f"no world with {rooms} rooms and {objects} objects per room fits a budget of {budget}")
+    raise ValueError(
+        f"no world with {rooms} rooms and {objects} objects per room fits a step cap of {max_steps}"
+    )
