@@ -128,3 +128,43 @@ def test_written_out_states_keep_the_look_their_name_implies():
     look = room.receptacle("safe").state("locked")
     assert look.locked and look.description == "a heavy steel safe"
     assert infer_state_look("screwed")["screwed"] and infer_state_look("running")["lit"]
+
+
+def test_colour_names_and_values_agree():
+    from typing import get_args
+
+    from playbench.tasks.visescape.colors import COLORS, ColorName
+
+    assert tuple(COLORS) == get_args(ColorName)
+
+
+def test_modules_import_one_way():
+    """schema → quizzes → drawing → colors: no module of the suite imports one that imports it back."""
+    import ast
+    from pathlib import Path
+
+    import playbench.tasks.visescape as suite
+
+    folder = Path(suite.__file__).parent
+    graph: dict[str, set[str]] = {}
+    for path in folder.glob("*.py"):
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "playbench.tasks.visescape"
+            ):
+                tail = node.module.removeprefix("playbench.tasks.visescape").lstrip(".")
+                deps |= {tail} if tail else {a.name for a in node.names}
+        graph[path.stem] = deps
+
+    def reach(start: str) -> set[str]:
+        seen: set[str] = set()
+        todo = list(graph.get(start, ()))
+        while todo:
+            mod = todo.pop()
+            if mod not in seen:
+                seen.add(mod)
+                todo += graph.get(mod, ())
+        return seen
+
+    assert [m for m in graph if m in reach(m)] == []

@@ -7,7 +7,7 @@ import math
 from PIL import ImageDraw
 
 from playbench.render.draw2d import draw_centered_text, get_font
-from playbench.tasks.visescape.schema import COLORS
+from playbench.tasks.visescape.colors import COLORS
 
 RGB = tuple[int, int, int]
 Box = tuple[float, float, float, float]

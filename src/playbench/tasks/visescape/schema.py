@@ -21,16 +21,17 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from playbench.core.errors import ConfigError
+from playbench.tasks.visescape.colors import ColorName
+from playbench.tasks.visescape.quizzes import QUIZ_KINDS
 
 DIRECTIONS: tuple[str, ...] = ("north", "east", "south", "west")
 Direction = Literal["north", "east", "south", "west"]
 
-# How each kind of furniture is drawn (render.py); any state names work with any kind.
+# How each kind of furniture is drawn (views.py); any state names work with any kind.
 ReceptacleKind = Literal[
     "door", "wardrobe", "cabinet", "drawers", "desk", "safe", "chest", "bookshelf",
     "painting", "clock", "lamp", "computer", "table", "plant", "mirror", "board",
 ]  # fmt: skip
-RECEPTACLE_KINDS: tuple[str, ...] = get_args(ReceptacleKind)
 
 # Applicable items can be picked up and used on receptacles.
 ApplicableKind = Literal[
@@ -39,45 +40,7 @@ ApplicableKind = Literal[
 APPLICABLE_KINDS: tuple[str, ...] = get_args(ApplicableKind)
 # Clue items carry a quiz clue (or any text) and are read through their close-up.
 ClueKind = Literal["note", "photo", "book", "poster"]
-CLUE_KINDS: tuple[str, ...] = get_args(ClueKind)
 ItemKind = Literal[ApplicableKind, ClueKind, Literal["lock", "button"]]
-
-COLORS: dict[str, tuple[int, int, int]] = {
-    "red": (214, 48, 49),
-    "blue": (38, 94, 204),
-    "green": (46, 160, 67),
-    "yellow": (240, 200, 30),
-    "purple": (136, 64, 180),
-    "orange": (240, 130, 20),
-    "brown": (130, 86, 50),
-    "gray": (128, 128, 128),
-    "black": (40, 40, 40),
-    "white": (245, 245, 245),
-    "gold": (212, 170, 50),
-    "silver": (190, 195, 200),
-    "teal": (30, 150, 150),
-    "pink": (230, 120, 170),
-    "beige": (222, 205, 170),
-    "navy": (30, 45, 100),
-}
-ColorName = Literal[
-    "red",
-    "blue",
-    "green",
-    "yellow",
-    "purple",
-    "orange",
-    "brown",
-    "gray",
-    "black",
-    "white",
-    "gold",
-    "silver",
-    "teal",
-    "pink",
-    "beige",
-    "navy",
-]
 
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")  # receptacle ids, verbs, triggers, state names
 ITEM_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")  # item ids keep the paper's style (key_A)
@@ -347,8 +310,6 @@ class Quiz(_Strict):
     @field_validator("kind")
     @classmethod
     def _known_kind(cls, value: str) -> str:
-        from playbench.tasks.visescape.quizzes import QUIZ_KINDS  # quizzes draw with this module's colours
-
         if value not in QUIZ_KINDS:
             raise ValueError(f"unknown quiz kind {value!r}; known: {', '.join(QUIZ_KINDS)}")
         return value
@@ -383,15 +344,6 @@ class Room(_Strict):
             if r.id == rid:
                 return r
         raise KeyError(rid)
-
-    def item(self, iid: str) -> Item:
-        for i in self.items:
-            if i.id == iid:
-                return i
-        raise KeyError(iid)
-
-    def quiz_for_lock(self, lock_id: str) -> Quiz | None:
-        return next((q for q in self.quizzes if q.lock == lock_id), None)
 
     def location(self, iid: str) -> Receptacle:
         for r in self.receptacles:
