@@ -7,7 +7,7 @@ import json
 import pytest
 
 from playbench.core.errors import ConfigError
-from playbench.models import PROVIDERS, ResponseCache, make_model
+from playbench.models import PROVIDERS, ResponseCache, make_model, provider_names
 from playbench.models.anthropic_provider import AnthropicModel
 from playbench.models.cache import CachedModel
 from playbench.models.openai_provider import OpenAIModel
@@ -24,7 +24,9 @@ def clean_env(monkeypatch):
 
 
 def test_providers_list():
-    assert PROVIDERS == ["openai", "anthropic"]
+    # the built-ins first; PROVIDERS stays importable and now includes installed providers too
+    assert provider_names()[:3] == ["openai", "anthropic", "mock"]
+    assert provider_names() == PROVIDERS
 
 
 @pytest.mark.parametrize("spec", ["gpt-4o", "", "openai"])

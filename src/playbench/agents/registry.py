@@ -6,11 +6,10 @@ holds the llm options plus the names it declared (`--agent-opt key=value`) and `
 
 from __future__ import annotations
 
-import importlib
 import re
 from dataclasses import dataclass
 
-from playbench.core.errors import ConfigError
+from playbench.core.loading import load_object
 
 AGENT_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 BUILTIN_NAMES = {"random", "oracle", "replay", "human", "llm"}
@@ -25,13 +24,7 @@ class AgentEntry:
     options: tuple[str, ...]
 
     def load_class(self) -> type:
-        module_name, _, attr = self.entry_point.partition(":")
-        try:
-            return getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ConfigError(
-                f"agent '{self.name}' cannot be loaded from '{self.entry_point}': {exc}"
-            ) from None
+        return load_object(self.entry_point, f"agent '{self.name}'")
 
 
 _AGENTS: dict[str, AgentEntry] = {}

@@ -1,4 +1,8 @@
-"""Model backends behind one chat interface; `make_model("provider:model")` builds one."""
+"""Model backends behind one chat interface; `make_model("provider:model")` builds one.
+
+Providers are looked up by name in `playbench.models.registry`: `openai`, `anthropic`, `mock` and any
+an installed package declares in the `playbench.providers` entry-point group.
+"""
 
 from __future__ import annotations
 
@@ -9,39 +13,54 @@ from playbench.core.errors import ConfigError
 from playbench.models.base import ChatModel, GenerationParams, Message, ModelError, ModelResponse
 from playbench.models.cache import CachedModel, ResponseCache, cache_key
 from playbench.models.pricing import DEFAULT_PRICES, load_prices
+from playbench.models.registry import (
+    ProviderEntry,
+    get_provider,
+    provider_entries,
+    provider_names,
+    register_provider,
+)
 from playbench.models.remote import RemoteChatModel
-
-PROVIDERS: list[str] = ["openai", "anthropic"]
 
 __all__ = [
     "DEFAULT_PRICES",
-    "PROVIDERS",
     "CachedModel",
     "ChatModel",
     "GenerationParams",
     "Message",
     "ModelError",
     "ModelResponse",
+    "ProviderEntry",
     "RemoteChatModel",
     "ResponseCache",
     "cache_key",
+    "get_provider",
     "load_prices",
     "make_model",
     "parse_spec",
+    "provider_entries",
+    "provider_names",
+    "register_provider",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # `PROVIDERS` was a fixed list; it is now computed, since installed packages can add providers.
+    if name == "PROVIDERS":
+        return provider_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
     """`provider:model` -> (provider, model). Only the first colon splits, because model names
     may contain colons themselves (Ollama's `llama3.2:3b`)."""
-    accepted = ", ".join(PROVIDERS)
     if not isinstance(spec, str) or ":" not in spec:
+        accepted = ", ".join(provider_names())
         raise ConfigError(
             f"bad model spec {spec!r}: expected PROVIDER:MODEL, e.g. openai:gpt-4o (providers: {accepted})"
         )
     provider, model = (s.strip() for s in spec.split(":", 1))
-    if provider not in PROVIDERS:
-        raise ConfigError(f"unknown model provider {provider!r} in spec {spec!r} (accepted: {accepted})")
+    get_provider(provider, spec)  # unknown: a ConfigError suggesting the closest names
     if not model:
         raise ConfigError(f"bad model spec {spec!r}: the model name after {provider + ':'!r} is empty")
     return provider, model
@@ -71,23 +90,16 @@ def make_model(
 ) -> ChatModel:
     """The model behind `spec`, with retries, a concurrency cap, pricing and (optionally) a cache.
 
-    Raises ConfigError for a malformed spec, an unknown provider, a bad setting or a missing key.
+    Raises ConfigError for a malformed spec, an unknown provider, a bad setting or a missing key
+    (or, for `mock:FILE`, a missing or empty reply file).
     `prices` overrides and extends the built-in price table (see `load_prices`).
     """
     spec, own_url = split_server(spec)
     base_url = own_url or base_url
     provider, model = parse_spec(spec)
-    # Imported here so that `import playbench.models` does not pay for both SDKs.
-    cls: type[RemoteChatModel]
-    if provider == "openai":
-        from playbench.models.openai_provider import OpenAIModel
-
-        cls = OpenAIModel
-    else:
-        from playbench.models.anthropic_provider import AnthropicModel
-
-        cls = AnthropicModel
-    chat: ChatModel = cls(
+    # Loaded only now, so that `import playbench.models` does not pay for every provider's SDK.
+    entry = get_provider(provider, spec)
+    chat = entry.load()(
         model,
         base_url=base_url,
         concurrency=concurrency,
@@ -96,6 +108,10 @@ def make_model(
         timeout=timeout,
         prices=prices,
     )
+    if not isinstance(chat, ChatModel):
+        raise ConfigError(
+            f"model provider '{provider}' ({entry.entry_point}) made a {type(chat).__name__}, not a ChatModel"
+        )
     if cache is not None:
         chat = CachedModel(chat, cache)
     return chat

@@ -12,7 +12,7 @@ backend is ever selected, nothing global is touched and figures are freed with t
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import math
 import re
 import sys
@@ -27,6 +27,8 @@ import matplotlib.style
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from playbench.core.errors import ConfigError
+from playbench.core.loading import load_object
 from playbench.core.metrics import t_interval, wilson_interval
 
 # Agents that are reference points rather than contestants: drawn last, after the models.
@@ -103,7 +105,7 @@ def _suite_plotter(suite: str) -> PlotFn | None:
         return None
     name = f"playbench.tasks.{suite}.plots"
     try:
-        module = importlib.import_module(name)
+        found = importlib.util.find_spec(name) is not None
     except ModuleNotFoundError as exc:
         # only "this suite has no plots module" means generic; a missing dependency inside it is a bug
         if exc.name is not None and name.startswith(exc.name):
@@ -113,7 +115,16 @@ def _suite_plotter(suite: str) -> PlotFn | None:
     except Exception as exc:
         warn(f"cannot import {name}: {type(exc).__name__}: {exc}; using the generic plot")
         return None
-    make = getattr(module, "make_plots", None)
+    if not found:
+        return None
+    try:
+        make = load_object(f"{name}:make_plots", f"{suite} plots")
+    except ConfigError as exc:  # a failed import inside the module, or no make_plots in it
+        warn(f"{exc}; using the generic plot")
+        return None
+    except Exception as exc:
+        warn(f"cannot import {name}: {type(exc).__name__}: {exc}; using the generic plot")
+        return None
     return make if callable(make) else None
 
 
