@@ -14,7 +14,7 @@ def oracle_replies(task_id: str, **options) -> list[str]:
     task = make_task(task_id, **options)
     task.reset(task.instances(1, 0)[0])
     replies = []
-    while not task.done and task.current_role() == "player" and task._phase == "play":
+    while not task.done and task.current_role() == "player" and task.phase == "play":
         reply = task.oracle_action("player")
         replies.append(reply)
         task.step(reply)

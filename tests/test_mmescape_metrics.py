@@ -135,7 +135,7 @@ def play_with_judge(replies_for_judge):
     roles = []
     while not task.done:
         role = task.current_role()
-        roles.append((role, task._phase))
+        roles.append((role, task.phase))
         obs = task.observe(role)
         task.step(replies_for_judge(obs.text) if role == "judge" else task.oracle_action(role))
     return task, inst, roles

@@ -12,7 +12,7 @@ from playbench.tasks.mmescape import geometry as geo
 from playbench.tasks.mmescape.actions import parse_action
 from playbench.tasks.mmescape.chain import builtin_chain, realise
 from playbench.tasks.mmescape.engine import Rules
-from playbench.tasks.mmescape.models import DoorSpec, EscapeInstance, Placed, Pose, PropPlace, RoomSpec
+from playbench.tasks.mmescape.schema import DoorSpec, EscapeInstance, Placed, Pose, PropPlace, RoomSpec
 
 
 def room_instance(level="level-2", start=(3.0, 7.5, 0.0, 0.0), prop_spots=None):

@@ -78,12 +78,6 @@ class Chain(BaseModel):
     def by_id(self) -> dict[str, ChainItem]:
         return {it.id: it for it in self.items}
 
-    def container_of(self, item_id: str) -> ChainItem | None:
-        for it in self.items:
-            if item_id in it.contents:
-                return it
-        return None
-
     def story_text(self) -> str | None:
         """The level's background story: what its story papers say (or the chain's own story)."""
         texts = [it.text for it in self.items if it.story and it.text]

@@ -24,7 +24,7 @@ import numpy as np
 
 from playbench.tasks.mmescape import furniture as fx
 from playbench.tasks.mmescape.furniture import Prim
-from playbench.tasks.mmescape.models import DoorSpec, EscapeInstance, RoomSpec
+from playbench.tasks.mmescape.schema import DoorSpec, EscapeInstance, RoomSpec
 
 RGB = tuple[int, int, int]
 WALL_T = 0.12

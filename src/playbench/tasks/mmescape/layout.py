@@ -19,7 +19,7 @@ from collections.abc import Callable
 from playbench.tasks.mmescape import furniture as fx
 from playbench.tasks.mmescape import geometry as geo
 from playbench.tasks.mmescape.chain import Chain
-from playbench.tasks.mmescape.models import DoorSpec, EscapeInstance, Placed, Pose, PropPlace, RoomSpec
+from playbench.tasks.mmescape.schema import DoorSpec, EscapeInstance, Placed, Pose, PropPlace, RoomSpec
 
 Rect = tuple[float, float, float, float]
 GAP = 0.1  # between pieces of furniture

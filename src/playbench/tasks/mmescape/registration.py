@@ -1,4 +1,8 @@
-"""MM-Escape's task ids. Imported by `playbench.tasks`; keep it free of heavy imports."""
+"""MM-Escape's task ids. Imported by `playbench.tasks`; keep it free of heavy imports.
+
+Each id is one level (`fixed`): `--set level=...` cannot turn `mmescape/level-1` into another
+level; the error names the id to run instead.
+"""
 
 from playbench.core.registry import register
 
@@ -7,29 +11,29 @@ register(
     "mmescape/level-1",
     TASK,
     description="MM-Escape difficulty 1: the door opens by interaction",
-    level="level-1",
+    fixed={"level": "level-1"},
 )
 register(
     "mmescape/level-2",
     TASK,
     description="MM-Escape difficulty 2: a visible key opens the door",
-    level="level-2",
+    fixed={"level": "level-2"},
 )
 register(
     "mmescape/level-3-note-key",
     TASK,
     description="MM-Escape difficulty 3: note -> password -> box -> key -> door",
-    level="level-3-note-key",
+    fixed={"level": "level-3-note-key"},
 )
 register(
     "mmescape/level-3-key-note",
     TASK,
     description="MM-Escape difficulty 3: key -> box -> note -> password -> door",
-    level="level-3-key-note",
+    fixed={"level": "level-3-key-note"},
 )
 register(
     "mmescape/multi-room",
     TASK,
     description="MM-Escape two rooms joined by a door (levels via --set rooms=level-1,level-2)",
-    level="multi-room",
+    fixed={"level": "multi-room"},
 )

@@ -1,9 +1,10 @@
 """MM-Escape as a playbench task: escape procedural rooms by continuous first-person control.
 
 An episode has up to three phases:
-1. play: the player sends action JSON until it escapes or reaches the step cap;
+1. play: the player sends action JSON until it escapes (termination `goal_reached`) or reaches
+   the step cap (`step_cap`);
 2. debriefing (option `debrief`, after an escape from a room whose chain carries a story): the
-   player answers the story-recovery prompt once;
+   player answers the story-recovery prompt once, and the episode ends with `goal_reached`;
 3. judging (option `judge`, set by `--judge-model`): the "judge" role scores the recovered story
    0-5 and then, one interaction per turn, whether the player's rationale matches what its
    interaction actually did (the paper's Table 15).
@@ -21,12 +22,16 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
-from playbench.core.task import Instance, Task, TaskConfig, derive_seed
+from playbench.core.judge import JUDGE_ROLE, JudgeQuestion
+from playbench.core.task import Instance, TaskConfig, derive_seed
+from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
 from playbench.tasks.mmescape import geometry as geo
 from playbench.tasks.mmescape import prompts
-from playbench.tasks.mmescape.actions import Action, ParseError, RangeError, parse_action
+from playbench.tasks.mmescape.actions import Action, RangeError, parse_action
+from playbench.tasks.mmescape.actions import ParseError as ActionParseError
 from playbench.tasks.mmescape.chain import (
     Chain,
     ChainError,
@@ -37,25 +42,23 @@ from playbench.tasks.mmescape.chain import (
 )
 from playbench.tasks.mmescape.engine import TYPE_WORDS, Outcome, Rules
 from playbench.tasks.mmescape.layout import generate
-from playbench.tasks.mmescape.models import (
+from playbench.tasks.mmescape.planner import Planner, solve
+from playbench.tasks.mmescape.schema import (
     DEFAULT_STEP_CAP,
     MULTI_ROOM,
     STEP_CAPS,
     EscapeConfig,
     EscapeInstance,
 )
-from playbench.tasks.mmescape.planner import Planner, solve
 
 FRAME_CACHE = 256
-# Generated instances by everything that determines them. Generation runs the oracle on every
-# draft room, which costs more than playing; tests and runs that build fresh task objects over the
-# same seeds (conformance makes a task per check) reuse the result instead of regenerating it.
-INSTANCE_CACHE = 512
-GENERATED_INSTANCES: OrderedDict[tuple[Any, ...], EscapeInstance] = OrderedDict()
+DEBRIEF_LEGAL = "I do not remember any story behind the room."
 
 
 @dataclass
-class StepRecord:
+class PastStep:
+    """One step of play as the history shows it."""
+
     step: int  # 1-based
     pose: tuple[float, float, float, float]
     visual: geo.VisualState
@@ -65,7 +68,22 @@ class StepRecord:
     rationale: str
 
 
-class EscapeTask(Task):
+@dataclass(frozen=True)
+class OutOfRange:
+    """A readable action JSON with a value out of range: an invalid step."""
+
+    message: str
+    text: str
+
+
+@dataclass(frozen=True)
+class StoryAnswer:
+    """The player's reply to the debriefing."""
+
+    text: str
+
+
+class EscapeTask(EpisodeTask):
     """One EscapeCraft level (or a chain file) in procedurally furnished rooms."""
 
     Config: ClassVar[type[TaskConfig]] = EscapeConfig
@@ -76,14 +94,17 @@ class EscapeTask(Task):
 
     def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
         super().__init__(config, **options)
-        self._chains_cache: list[Chain] | None = None
-        self._inst: EscapeInstance | None = None
         self._frames: OrderedDict[tuple[Any, ...], tuple[bytes, int]] = OrderedDict()
         self._renderers: dict[str, Any] = {}
 
     @property
     def roles(self) -> tuple[str, ...]:  # type: ignore[override]
-        return ("player", "judge") if self.config.judge else ("player",)
+        return ("player", JUDGE_ROLE) if self.config.judge else ("player",)
+
+    @property
+    def cache_instances(self) -> bool:  # type: ignore[override]
+        # a user's chain file may change between two calls in one process; the built-in levels do not
+        return self.config.chain is None
 
     # --- instances -------------------------------------------------------------------------
     def _source(self) -> tuple[str, list[Chain]]:
@@ -107,26 +128,14 @@ class EscapeTask(Task):
             return MULTI_ROOM, chains
         return cfg.level, [builtin_chain(cfg.level)]
 
-    def step_cap(self, label: str) -> int:
-        if self.config.max_steps is not None:
-            return self.config.max_steps
-        return STEP_CAPS.get(label, DEFAULT_STEP_CAP)
-
-    def instances(self, n: int | None, seed: int) -> list[Instance]:
-        if n is not None and n < 0:
-            raise ConfigError(f"the number of instances must be >= 0, got {n}")
+    def _instances(self, n: int | None, seed: int) -> list[Instance]:
         label, chains = self._source()
         count = self.config.default_instances if n is None else n
-        cap = self.step_cap(label)
+        # the cap written into each instance: `max_steps`, else the original's cap for the level
+        cap = self.config.max_steps or STEP_CAPS.get(label, DEFAULT_STEP_CAP)
         out: list[Instance] = []
-        chains_key = json.dumps([c.model_dump() for c in chains], sort_keys=True)
         for i in range(count):
-            key = (label, chains_key, self.config.scene, seed, i, cap, self.config.image_size)
-            cached = GENERATED_INSTANCES.get(key)
-            if cached is not None:
-                GENERATED_INSTANCES.move_to_end(key)
-                out.append(cached.model_copy(deep=True))
-                continue
+            # one random sequence per index, so the first n of a bigger set are the same rooms
             rng = random.Random(derive_seed("mmescape", label, self.config.scene, seed, i))
             realised = [realise(c, rng) for c in chains]
             try:
@@ -141,27 +150,19 @@ class EscapeTask(Task):
                 )
             except RuntimeError as exc:
                 raise ConfigError(str(exc)) from None
-            GENERATED_INSTANCES[key] = inst
-            if len(GENERATED_INSTANCES) > INSTANCE_CACHE:
-                GENERATED_INSTANCES.popitem(last=False)
-            out.append(inst.model_copy(deep=True))
+            out.append(inst)
         return out
 
     # --- episode ---------------------------------------------------------------------------
-    def reset(self, instance: Instance) -> None:
-        if not isinstance(instance, EscapeInstance):
-            instance = self.load_instance(instance.model_dump())
-        assert isinstance(instance, EscapeInstance)
-        self._inst = instance
+    def _begin(self, instance: EscapeInstance) -> None:
         self._world = geo.build_world(instance)
         self._rules = Rules(self._world)
         self._planner: Planner | None = None
         self._state = self._rules.start_state()
-        self._cap = self.config.max_steps or instance.max_steps
-        self._steps = 0
-        self._phase = "play"
+        self._phase = "play"  # then "debrief" after an escape with a story to recover
         self._feedback = "You are in the room. Nothing has happened yet."
-        self._history: list[StepRecord] = []
+        self._history: list[PastStep] = []
+        self._pending: tuple[Any, ...] | None = None  # this step's history entry, less its feedback
         self._observed: tuple[Any, ...] | None = None  # (pose, visual, centre id) of the last view
         self._last_papers: str | None = None
         self._grabs = 0
@@ -172,10 +173,6 @@ class EscapeTask(Task):
         self._core_step: int | None = None
         self._interactions: list[tuple[str, str]] = []  # (rationale, response) for the judge
         self._story_answer: str | None = None
-        self._judge_queue: list[tuple[str, Any]] = []
-        self._story_score: float | None = None
-        self._consistency: list[int] = []
-        self._judge_unparseable = 0
         self._chains = [room.chain for room in instance.rooms]
         self._core = self._core_items()
         self._props = [
@@ -183,11 +180,6 @@ class EscapeTask(Task):
             for k, c in enumerate(self._chains)
             for p in (x if x != "exit" else f"exit:{k}" for x in c.props())
         ]
-
-    def _require(self) -> EscapeInstance:
-        if self._inst is None:
-            raise RuntimeError("call reset(instance) before playing")
-        return self._inst
 
     def _core_items(self) -> set[str]:
         """What opens the last exit: its key, or the note that carries its password."""
@@ -200,18 +192,40 @@ class EscapeTask(Task):
         return set()
 
     @property
-    def done(self) -> bool:
-        self._require()
-        return self._phase == "over"
+    def phase(self) -> str:
+        """`play`, `debrief` (the story question after an escape), `judge` or `over`."""
+        self._require_episode()
+        if self.termination is None:
+            return self._phase
+        return JUDGE_ROLE if self.judging else "over"
 
-    def current_role(self) -> str:
-        return "judge" if self._phase == "judge" else "player"
+    def _play_cap(self) -> int:
+        return self.config.max_steps or self.instance.max_steps
+
+    def _step_cap(self) -> int | None:
+        # the debriefing is no step of play: an escape on the last step still gets its debriefing
+        return None if self._phase == "debrief" else self._play_cap()
+
+    def state(self) -> dict[str, Any]:
+        """Pose, bag, what was picked up or opened, the escape and the phase (not the history)."""
+        s = self._state
+        return {
+            "phase": self.phase,
+            "pose": dict(zip(("x", "z", "yaw", "pitch"), s.pose_key(), strict=True)),
+            "bag": list(s.bag),
+            "picked": sorted(s.picked),
+            "opened": sorted(s.opened),
+            "doors_open": sorted(s.doors_open),
+            "escaped": s.escaped,
+            "moved": round(s.moved, 6),
+            "story_answered": self._story_answer is not None,
+        }
 
     # --- observing -------------------------------------------------------------------------
     def _renderer(self) -> Any:
         from playbench.tasks.mmescape.view import ViewRenderer  # first use only: no GL for non-observing play
 
-        inst = self._require()
+        inst = self.instance
         r = self._renderers.get(inst.id)
         if r is None:
             self._renderers.clear()
@@ -221,7 +235,7 @@ class EscapeTask(Task):
     def _frame(self, pose: tuple[float, float, float, float], visual: geo.VisualState) -> tuple[bytes, int]:
         from playbench.render.gl3d import encode_png
 
-        key = (self._require().id, pose, visual, self.config.image_size)
+        key = (self.instance.id, pose, visual, self.config.image_size)
         hit = self._frames.get(key)
         if hit is not None:
             self._frames.move_to_end(key)
@@ -246,26 +260,39 @@ class EscapeTask(Task):
             return "nothing"
         return ", ".join(f"{i} ({TYPE_WORDS[self._rules.items[i].type]})" for i in self._state.bag)
 
-    def observe(self, role: str) -> Observation:
-        self._require()
-        if role not in self.roles:
-            raise ValueError(f"unknown role {role!r}; this task has the roles {', '.join(self.roles)}")
-        if role == "judge":
-            return self._judge_observation()
-        if self._phase == "debrief":
+    def _public_data(self, phase: str) -> dict[str, Any]:
+        """What the player's text states, as data (the pose is not shown to the player, so not here)."""
+        return {
+            "phase": phase,
+            "step": self._steps,
+            "max_steps": self._play_cap(),
+            "bag": [{"id": i, "type": self._rules.items[i].type} for i in self._state.bag],
+            "rooms": len(self._chains),
+        }
+
+    def _observe(self, role: str) -> Observation:
+        if role == JUDGE_ROLE:  # the judge seat before the play has ended
+            return Observation(role=role, parts=[TextPart("Nothing is left to judge.")], step=self._steps)
+        phase = self.phase
+        data = self._public_data(phase)
+        if phase == "debrief":
+            record = self._debrief_record()
             return Observation(
                 role=role,
-                parts=[TextPart(prompts.debrief_text(self._debrief_record()))],
+                parts=[TextPart(prompts.debrief_text(record))],
                 instructions=self.instructions(),
-                legal_actions=["I do not remember any story behind the room."],
+                legal_actions=[DEBRIEF_LEGAL],
                 feedback=self._feedback,
                 step=self._steps,
+                data={**data, "key_moments": record},
             )
         parts: list[Part] = self._history_parts()
-        parts.append(TextPart(prompts.step_text(self._steps, self._cap, self._feedback, self.bag_text())))
-        pose = self._state.pose_key()
-        visual = self._state.visual()
-        if self._phase == "play":
+        parts.append(
+            TextPart(prompts.step_text(self._steps, self._play_cap(), self._feedback, self.bag_text()))
+        )
+        if phase == "play":
+            pose = self._state.pose_key()
+            visual = self._state.visual()
             png, centre = self._frame(pose, visual)
             self._observed = (pose, visual, centre)
             parts.append(ImagePart(png, label="view"))
@@ -273,9 +300,10 @@ class EscapeTask(Task):
             role=role,
             parts=parts,
             instructions=self.instructions(),
-            legal_actions=self.legal_actions() if self._phase == "play" else [],
+            legal_actions=self.legal_actions() if phase == "play" else [],
             feedback=self._feedback,
             step=self._steps,
+            data=data,
         )
 
     def _history_parts(self) -> list[Part]:
@@ -301,13 +329,16 @@ class EscapeTask(Task):
             parts.append(TextPart(f"Step {r.step}: you did {r.action}{reason}; result: {r.feedback}"))
         return parts
 
+    def _debrief_record(self) -> list[str]:
+        return [f"Step {r.step}: {r.feedback}" for r in self._history if r.key]
+
     def legal_actions(self) -> list[str]:
         """A finite sample of actions for the random baseline, fixed by the state (not the step)."""
         s = self._state
         rng = random.Random(
             derive_seed(
                 "mmescape-random",
-                self._require().id,
+                self.instance.id,
                 s.pose_key(),
                 sorted(s.bag),
                 sorted(s.opened),
@@ -337,98 +368,81 @@ class EscapeTask(Task):
         return [json.dumps({**a, "rationale": "random exploration"}) for a in acts]
 
     # --- stepping --------------------------------------------------------------------------
-    def step(self, action_text: str) -> StepResult:
-        self._require()
-        text = action_text if isinstance(action_text, str) else str(action_text)
-        if self._phase == "over":
-            return StepResult(
-                Validity.INVALID, "The episode is over; no more actions are accepted.", reason="episode_over"
-            )
-        if self._phase == "judge":
-            return self._judge_step(text)
+    def _parse(self, text: str) -> Action | OutOfRange | StoryAnswer | ParseError:
         if self._phase == "debrief":
-            self._story_answer = text.strip()[:8000]
-            self._feedback = "Thank you, your account of the story was recorded."
-            self._after_play()
-            return StepResult(Validity.EFFECTIVE, self._feedback, parsed="story", info={"phase": "debrief"})
-        return self._play_step(text)
+            return StoryAnswer(text.strip()[:8000])
+        try:
+            return parse_action(text)
+        except ActionParseError as exc:
+            return ParseError(f"Could not read your action: {exc}.", "format", text.strip()[:80])
+        except RangeError as exc:
+            return OutOfRange(f"Invalid action: {exc}.", text)
 
-    def _play_step(self, text: str) -> StepResult:
+    def _apply(self, parsed: Action | OutOfRange | StoryAnswer) -> StepResult:
+        if isinstance(parsed, StoryAnswer):
+            self._story_answer = parsed.text
+            return StepResult(
+                Validity.EFFECTIVE,
+                "Thank you, your account of the story was recorded.",
+                parsed="story",
+                info={"phase": "debrief"},
+            )
+        if isinstance(parsed, OutOfRange):
+            return self._reject(
+                Validity.INVALID, "out_of_range", parsed.message, json.dumps(parsed.text.strip()[:80])
+            )
+        action = parsed
         state = self._state
         before = (state.pose_key(), state.visual())
-        try:
-            action = parse_action(text)
-        except ParseError as exc:
-            return self._reject(Validity.UNPARSEABLE, "format", f"Could not read your action: {exc}.", text)
-        except RangeError as exc:
-            return self._reject(Validity.INVALID, "out_of_range", f"Invalid action: {exc}.", text)
         centre = None
         if self._observed is not None and self._observed[0] == before[0] and self._observed[1] == before[1]:
             centre = self._observed[2]
         outcome = self._rules.apply(state, action, centre_entity=centre, size=self.config.image_size)
         if outcome.invalid:
-            return self._reject(Validity.INVALID, "not_in_bag", outcome.invalid, text, action)
-        self._steps += 1
-        self._count(action, outcome)
-        feedback = " ".join(outcome.lines)
-        if not state.escaped and self._steps >= self._cap:
-            feedback += f" You have used all {self._cap} steps without escaping."
-        self._feedback = feedback
-        self._history.append(
-            StepRecord(
-                self._steps,
-                before[0],
-                before[1],
-                action.canonical(),
-                feedback,
-                outcome.key_step,
-                action.rationale,
-            )
-        )
+            return self._reject(Validity.INVALID, "not_in_bag", outcome.invalid, action.canonical(), action)
+        self._count(action, outcome, self._steps + 1)  # the template counts this step after _apply
+        if state.escaped and self.config.debrief and any(c.story_text() for c in self._chains):
+            self._phase = "debrief"
+        self._pending = (before[0], before[1], action.canonical(), outcome.key_step, action.rationale)
         self._last_papers = next((i for i in outcome.obtained if self._rules.items[i].type == "paper"), None)
         validity = Validity.EFFECTIVE if outcome.changed else Validity.INEFFECTIVE
         info = {
-            "step": self._steps,
+            "phase": "play",
             "escaped": state.escaped,
             "grab": outcome.grabbed,
             "grab_success": outcome.grab_success,
+            "moved": round(outcome.moved, 4),
+            "obtained": list(outcome.obtained),
+            "opened": list(outcome.opened),
+            "read": outcome.read,
+            "key_step": outcome.key_step,
+            "pose": dict(zip(("x", "z", "yaw", "pitch"), state.pose_key(), strict=True)),
+            "bag": list(state.bag),
         }
-        if state.escaped or self._steps >= self._cap:
-            self._end_play()
-        return StepResult(validity, feedback, parsed=action.canonical(with_rationale=True), info=info)
+        return StepResult(
+            validity, " ".join(outcome.lines), parsed=action.canonical(with_rationale=True), info=info
+        )
+
+    def _on_parse_error(self, error: ParseError) -> StepResult:
+        return self._reject(Validity.UNPARSEABLE, error.reason, error.message, json.dumps(error.snippet))
 
     def _reject(
-        self, validity: Validity, reason: str, message: str, text: str, action: Action | None = None
+        self, validity: Validity, reason: str, message: str, shown: str, action: Action | None = None
     ) -> StepResult:
-        self._steps += 1
+        """An unparseable or invalid action: nothing changes, but it is a step and enters the history."""
         if validity == Validity.UNPARSEABLE:
             self._unparseable += 1
         else:
             self._invalid += 1
-        feedback = message + " Nothing changed."
-        if self._steps >= self._cap:
-            feedback += f" You have used all {self._cap} steps without escaping."
-        self._feedback = feedback
         state = self._state
-        shown = action.canonical() if action is not None else json.dumps(text.strip()[:80])
-        self._history.append(
-            StepRecord(
-                self._steps,
-                state.pose_key(),
-                state.visual(),
-                shown,
-                feedback,
-                False,
-                action.rationale if action else "",
-            )
-        )
+        self._pending = (state.pose_key(), state.visual(), shown, False, action.rationale if action else "")
         self._last_papers = None
-        if self._steps >= self._cap:
-            self._end_play()
         parsed = action.canonical(with_rationale=True) if action else None
-        return StepResult(validity, feedback, parsed=parsed, reason=reason)
+        return StepResult(
+            validity, message + " Nothing changed.", parsed=parsed, reason=reason, info={"phase": "play"}
+        )
 
-    def _count(self, action: Action, out: Outcome) -> None:
+    def _count(self, action: Action, out: Outcome, step: int) -> None:
         if out.grabbed:
             self._grabs += 1
             if out.grab_success:
@@ -438,92 +452,63 @@ class EscapeTask(Task):
         for item in out.obtained:
             self._obtained.add(item)
             if item in self._core and self._core_step is None:
-                self._core_step = self._steps
+                self._core_step = step
         for what in out.opened:
             self._obtained.add(what)
 
-    def _end_play(self) -> None:
-        story = any(c.story_text() for c in self._chains)
-        if self._state.escaped and self.config.debrief and story:
-            self._phase = "debrief"
-        else:
-            self._after_play()
+    def _counts_step(self, role: str, result: StepResult) -> bool:
+        return result.info.get("phase") != "debrief"
 
-    def _after_play(self) -> None:
-        if not self.config.judge:
-            self._phase = "over"
-            return
-        queue: list[tuple[str, Any]] = []
-        truth = "\n".join(t for t in (c.story_text() for c in self._chains) if t)
-        if self._story_answer is not None and truth:
-            queue.append(("story", (truth, self._story_answer)))
-        for pair in self._interactions[: self.config.judge_max_interactions]:
-            queue.append(("consistency", pair))
-        self._judge_queue = queue
-        self._phase = "judge" if queue else "over"
+    def _check_end(self, result: StepResult) -> Termination | None:
+        if self._story_answer is not None or (self._state.escaped and self._phase == "play"):
+            return Termination.GOAL_REACHED
+        return None
 
-    def _debrief_record(self) -> list[str]:
-        return [f"Step {r.step}: {r.feedback}" for r in self._history if r.key]
+    def _end_feedback(self, termination: Termination) -> str:
+        if termination == Termination.STEP_CAP:
+            return f"You have used all {self._play_cap()} steps without escaping."
+        return ""
+
+    def _after_step(self, role: str, result: StepResult) -> None:
+        # the feedback, cap note included, is shown next turn and kept in the history
+        self._feedback = result.feedback
+        if self._pending is not None:
+            pose, visual, shown, key, rationale = self._pending
+            self._history.append(PastStep(self._steps, pose, visual, shown, result.feedback, key, rationale))
+            self._pending = None
 
     # --- the judge ---------------------------------------------------------------------------
-    def _judge_observation(self) -> Observation:
-        kind, data = self._judge_queue[0] if self._judge_queue else ("none", None)
-        if kind == "story":
-            truth, recovered = data
-            text = prompts.STORY_JUDGE.format(truth=truth, recovered=recovered or "(no answer)")
-            legal = [json.dumps({"score": s}) for s in range(6)]
-        elif kind == "consistency":
-            rationale, response = data
+    def _judge_questions(self) -> list[JudgeQuestion]:
+        questions: list[JudgeQuestion] = []
+        truth = "\n".join(t for t in (c.story_text() for c in self._chains) if t)
+        if self._story_answer is not None and truth:
+            text = prompts.STORY_JUDGE.format(truth=truth, recovered=self._story_answer or "(no answer)")
+            questions.append(
+                JudgeQuestion(
+                    kind="story",
+                    prompt=[TextPart(text)],
+                    read=parse_story_score,
+                    expected='{"score": 0-5}',
+                    oracle='{"score": 5}',
+                    legal_actions=[json.dumps({"score": s}) for s in range(6)],
+                )
+            )
+        for rationale, response in self._interactions[: self.config.judge_max_interactions]:
             text = prompts.CONSISTENCY_JUDGE.format(rationale=rationale or "(none given)", response=response)
-            legal = ['{"Consistency": 1}', '{"Consistency": 0}']
-        else:
-            text, legal = "Nothing is left to judge.", []
-        return Observation(
-            role="judge", parts=[TextPart(text)], instructions="", legal_actions=legal, step=self._steps
-        )
-
-    def _judge_step(self, text: str) -> StepResult:
-        kind, _ = self._judge_queue.pop(0)
-        if kind == "story":
-            score = parse_story_score(text)
-            if score is None:
-                self._judge_unparseable += 1
-                result = StepResult(
-                    Validity.UNPARSEABLE,
-                    'The story score could not be read (expected {"score": 0-5}).',
-                    reason="format",
+            questions.append(
+                JudgeQuestion(
+                    kind="consistency",
+                    prompt=[TextPart(text)],
+                    read=parse_consistency,
+                    expected='{"Consistency": 0 or 1}',
+                    oracle='{"Consistency": 1}',
+                    legal_actions=['{"Consistency": 1}', '{"Consistency": 0}'],
                 )
-            else:
-                self._story_score = score
-                result = StepResult(
-                    Validity.EFFECTIVE, f"Story score {score:g} recorded.", parsed=f"score {score:g}"
-                )
-        else:
-            verdict = parse_consistency(text)
-            if verdict is None:
-                self._judge_unparseable += 1
-                result = StepResult(
-                    Validity.UNPARSEABLE,
-                    'The consistency verdict could not be read (expected {"Consistency": 0 or 1}).',
-                    reason="format",
-                )
-            else:
-                self._consistency.append(verdict)
-                result = StepResult(
-                    Validity.EFFECTIVE, f"Consistency {verdict} recorded.", parsed=f"consistency {verdict}"
-                )
-        if not self._judge_queue:
-            self._phase = "over"
-        return result
+            )
+        return questions
 
     # --- oracle ------------------------------------------------------------------------------
-    def oracle_action(self, role: str) -> str | None:
-        self._require()
-        if self._phase == "over":
-            return None
-        if self._phase == "judge":
-            kind = self._judge_queue[0][0] if self._judge_queue else "none"
-            return '{"score": 5}' if kind == "story" else '{"Consistency": 1}'
+    def _oracle(self, role: str) -> str | None:
         if self._phase == "debrief":
             return "\n".join(t for t in (c.story_text() for c in self._chains) if t)
         if self._planner is None:
@@ -531,8 +516,8 @@ class EscapeTask(Task):
         return self._planner.next_action(self._state, self._last_papers)
 
     # --- results -----------------------------------------------------------------------------
-    def outcome(self) -> EpisodeResult:
-        inst = self._require()
+    def _outcome(self) -> EpisodeResult:
+        inst = self.instance
         steps = self._steps
         escaped = self._state.escaped
         props = [p for p in self._props if p in self._obtained]
@@ -560,12 +545,13 @@ class EscapeTask(Task):
         if self.config.debrief:
             metrics["story_answered"] = self._story_answer is not None
         if self.config.judge:
-            metrics["story_score"] = self._story_score
-            metrics["consistency_rate"] = (
-                sum(self._consistency) / len(self._consistency) if self._consistency else None
-            )
-            metrics["judged_interactions"] = len(self._consistency)
-            metrics["judge_unparseable"] = self._judge_unparseable
+            judge = self.judge
+            scores = judge.values("story") if judge else []
+            verdicts = judge.values("consistency") if judge else []
+            metrics["story_score"] = scores[-1] if scores else None
+            metrics["consistency_rate"] = sum(verdicts) / len(verdicts) if verdicts else None
+            metrics["judged_interactions"] = len(verdicts)
+            metrics["judge_unparseable"] = judge.unreadable if judge else 0
         return EpisodeResult(success=escaped, steps=steps, metrics=metrics)
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
