@@ -20,10 +20,8 @@ def first_current_image(task):
 @pytest.mark.parametrize("modality", ["2d", "3d"])
 def test_color_rgb_recolours_a_named_colour(modality):
     magenta = (255, 0, 255)
-    plain = first_current_image(make_task("ivispar/sgp", modality=modality))
-    recoloured = first_current_image(
-        make_task("ivispar/sgp", modality=modality, color_rgb={"red": list(magenta)})
-    )
+    plain = first_current_image(make_task(f"ivispar/sgp-{modality}"))
+    recoloured = first_current_image(make_task(f"ivispar/sgp-{modality}", color_rgb={"red": list(magenta)}))
     assert plain != recoloured
     pixels = colours(recoloured)
     assert magenta in pixels or any(abs(r - 255) + g + abs(b - 255) < 60 for r, g, b in pixels)

@@ -10,7 +10,7 @@ import pytest
 from playbench.core.errors import ConfigError
 from playbench.tasks.ivispar.board import manhattan_sum
 from playbench.tasks.ivispar.generator import cell_order
-from playbench.tasks.ivispar.models import SGPInstance
+from playbench.tasks.ivispar.schema import SGPInstance
 from playbench.tasks.ivispar.sgp import SlidingGeomTask
 from playbench.tasks.ivispar.solver import Solver
 

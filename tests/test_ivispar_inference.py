@@ -31,7 +31,7 @@ from playbench.tasks.ivispar.inference_scoring import (
     parse_solution,
     score_board,
 )
-from playbench.tasks.ivispar.models import SGPConfig, SGPInstance
+from playbench.tasks.ivispar.schema import SGPConfig, SGPInstance
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 BOARD = get_board(4, 4)
@@ -386,7 +386,7 @@ def test_observation_is_one_png_of_the_start_board(default_set):
     # the same picture the puzzle shows as its current state at the start
     puzzle_task = sgp.SlidingGeomTask(modality="2d", image_size=160)
     puzzle_task.reset(inst.puzzle())
-    assert png == puzzle_task.image(puzzle_task.state, "current")
+    assert png == puzzle_task.image(puzzle_task.board_state, "current")
     assert "Solution:" in obs.text
     assert obs.step == 0 and obs.feedback == ""
     with pytest.raises(ValueError):

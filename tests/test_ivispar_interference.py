@@ -10,7 +10,7 @@ import pytest
 from playbench.core.errors import ConfigError
 from playbench.tasks.ivispar.board import get_board, manhattan_sum
 from playbench.tasks.ivispar.generator import cell_order, make_instance
-from playbench.tasks.ivispar.models import DEFAULT_GEOMS, DEFAULT_LENGTHS, SGPConfig, SGPInstance
+from playbench.tasks.ivispar.schema import DEFAULT_GEOMS, DEFAULT_LENGTHS, SGPConfig, SGPInstance
 from playbench.tasks.ivispar.sgp import SlidingGeomTask
 from playbench.tasks.ivispar.solver import Solver
 

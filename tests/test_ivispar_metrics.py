@@ -35,7 +35,7 @@ def test_random_episode_metrics_are_consistent():
         assert ep["success"] == (m["final_distance"] == 0)
         # the final distance is the true remaining shortest path
         board, goal = inst.board(), inst.goal_state()
-        assert Solver(board, goal).distance(task.state) == m["final_distance"]
+        assert Solver(board, goal).distance(task.board_state) == m["final_distance"]
         json.dumps(ep)  # plain JSON for episodes.jsonl
         scalars = aggregate_metrics([m])
         assert "mean_regret" in scalars and "regret" not in scalars

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from playbench.core.types import Validity
 from playbench.tasks.ivispar.actions import ParsedMove, ParseFailure, command_line, parse_move
 from playbench.tasks.ivispar.board import DIRECTIONS, SHAPE_ALIASES
-from playbench.tasks.ivispar.models import GeomSpec, SGPInstance
+from playbench.tasks.ivispar.schema import GeomSpec, SGPInstance
 from playbench.tasks.ivispar.sgp import COUNTERS, SlidingGeomTask
 
 
@@ -127,13 +127,13 @@ near_miss = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
 @given(st.one_of(st.text(max_size=300), near_miss, st.binary(max_size=60).map(lambda b: b.decode("latin-1"))))
 def test_fuzzed_replies_never_raise_and_always_get_feedback(reply):
     task = make_task()
-    before = task.state
+    before = task.board_state
     res = task.step(reply)
     assert res.feedback
     if res.validity in (Validity.UNPARSEABLE, Validity.INVALID):
-        assert task.state == before
+        assert task.board_state == before
     else:
-        assert task.state != before
+        assert task.board_state != before
         assert res.parsed is not None
     if res.validity is Validity.UNPARSEABLE:
         assert res.parsed is None

@@ -73,7 +73,7 @@ def test_geoms_are_drawn_in_their_colour_on_their_tile(setup):
     board = inst.board()
     lay = layout(board.width, board.height, img.width)
     occupied = set()
-    for (color, _shape), cell in zip(task._keys, task.state, strict=True):
+    for (color, _shape), cell in zip(task._keys, task.board_state, strict=True):
         x0, y0, x1, y1 = lay.tile_box(board, cell)
         # a point just below the centre is inside every glyph (the triangle's apex is at the top)
         assert img.getpixel(((x0 + x1) // 2, (y0 + y1) // 2 + lay.tile // 10)) == GEOM_COLORS[color]

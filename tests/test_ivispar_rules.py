@@ -10,7 +10,7 @@ from playbench.core.errors import ConfigError
 from playbench.core.registry import make_task
 from playbench.core.types import Validity
 from playbench.tasks.ivispar.board import DIRECTIONS, get_board
-from playbench.tasks.ivispar.models import GeomSpec, SGPInstance
+from playbench.tasks.ivispar.schema import GeomSpec, SGPInstance
 from playbench.tasks.ivispar.sgp import COUNTERS, SlidingGeomTask
 from playbench.tasks.ivispar.solver import bfs_distances
 
@@ -28,8 +28,8 @@ def two_geom_instance() -> SGPInstance:
 
 
 def coords(task: SlidingGeomTask) -> dict[str, str]:
-    board = get_board(*task._inst.board_size)
-    return {f"{c} {s}": board.coord(cell) for (c, s), cell in zip(task._keys, task.state, strict=True)}
+    board = get_board(*task.instance.board_size)
+    return {f"{c} {s}": board.coord(cell) for (c, s), cell in zip(task._keys, task.board_state, strict=True)}
 
 
 # --- board geometry ---------------------------------------------------------------------------
@@ -68,11 +68,11 @@ def test_move_directions_change_the_named_coordinate():
 def test_occupied_destination_is_invalid_and_explained():
     task = SlidingGeomTask()
     task.reset(two_geom_instance())
-    before = task.state
+    before = task.board_state
     res = task.step("action: move red cube up")
     assert res.validity is Validity.INVALID and res.reason == "occupied"
     assert "a2" in res.feedback and "blue sphere" in res.feedback
-    assert task.state == before
+    assert task.board_state == before
     assert task.outcome().metrics["actions_occupied"] == 1
 
 
@@ -80,11 +80,11 @@ def test_occupied_destination_is_invalid_and_explained():
 def test_out_of_bounds_is_invalid_and_explained(direction):
     task = SlidingGeomTask()
     task.reset(two_geom_instance())
-    before = task.state
+    before = task.board_state
     res = task.step(f"action: move red cube {direction}")
     assert res.validity is Validity.INVALID and res.reason == "out_of_bounds"
     assert "a1" in res.feedback and "leave the board" in res.feedback
-    assert task.state == before
+    assert task.board_state == before
     assert task.outcome().metrics["actions_out_of_bounds"] == 1
 
 
@@ -92,12 +92,12 @@ def test_out_of_bounds_is_invalid_and_explained(direction):
 def test_unknown_geom_is_invalid_and_counts_as_illegal(command):
     task = SlidingGeomTask()
     task.reset(two_geom_instance())
-    before = task.state
+    before = task.board_state
     res = task.step(f"action: {command}")
     assert res.validity is Validity.INVALID and res.reason == "unknown_geom"
     assert res.parsed == command
     assert "no " in res.feedback and "red cube" in res.feedback and "blue sphere" in res.feedback
-    assert task.state == before
+    assert task.board_state == before
     assert task.outcome().metrics["actions_illegal"] == 1
     assert task.outcome().steps == 1
 
@@ -126,18 +126,18 @@ def test_scripted_episode_classification_and_regret():
         ("move blue sphere down", Validity.EFFECTIVE),
         ("move red cube up", Validity.EFFECTIVE),
     ]
-    states = [task.state]
+    states = [task.board_state]
     for action, expected in script:
         assert not task.done
-        before = truth[task.state]
+        before = truth[task.board_state]
         res = task.step(f"Reasoning...\naction: {action}")
         assert res.validity is expected
-        after = truth[task.state]
+        after = truth[task.board_state]
         if expected is Validity.EFFECTIVE:
             assert after == before - 1
         elif expected is Validity.INEFFECTIVE:
             assert after == before + 1
-        states.append(task.state)
+        states.append(task.board_state)
     assert task.done
     out = task.outcome()
     assert out.success and out.steps == len(script)
@@ -195,9 +195,9 @@ def test_legal_actions_are_exactly_the_state_changing_moves():
         for d in DIRECTIONS:
             probe = SlidingGeomTask()
             probe.reset(inst)
-            before = probe.state
+            before = probe.board_state
             res = probe.step(f"action: move {color} {shape} {d}")
-            changed = probe.state != before
+            changed = probe.board_state != before
             assert changed == (f"move {color} {shape} {d}" in legal)
             assert changed == (res.validity in (Validity.EFFECTIVE, Validity.INEFFECTIVE))
 

@@ -16,7 +16,7 @@ from playbench.core.types import Validity
 from playbench.tasks.ivispar.actions import ParseFailure
 from playbench.tasks.ivispar.board import get_board
 from playbench.tasks.ivispar.stp import COUNTERS, SlidingTileTask
-from playbench.tasks.ivispar.stp_models import DIAMETERS, STPConfig, STPInstance, rows_from_state, spread
+from playbench.tasks.ivispar.stp_schema import DIAMETERS, STPConfig, STPInstance, rows_from_state, spread
 from playbench.tasks.ivispar.stp_solver import (
     TileSolver,
     bfs_distances,
@@ -135,11 +135,11 @@ def test_valid_moves_are_classified_by_true_distance():
 def test_failed_actions_change_nothing_and_say_why(reply, validity, reason, counter, words):
     task = SlidingTileTask()
     task.reset(near_goal())
-    before = task.state
+    before = task.board_state
     r = task.step(reply)
     assert (r.validity, r.reason) == (validity, reason)
     assert words in r.feedback and "did not change" in r.feedback
-    assert task.state == before and task.distance == 2
+    assert task.board_state == before and task.distance == 2
     counts = task.outcome().metrics
     assert counts[counter] == 1 and sum(counts[k] for k in COUNTERS) == 1
 
@@ -236,11 +236,11 @@ def test_fuzzed_replies_never_raise(text):
     parse_tile_move(text)
     task = SlidingTileTask()
     task.reset(near_goal())
-    before = task.state
+    before = task.board_state
     r = task.step(text)
     assert r.feedback.strip()
     if r.validity in (Validity.INVALID, Validity.UNPARSEABLE):
-        assert task.state == before
+        assert task.board_state == before
 
 
 # --- solver ------------------------------------------------------------------------------------

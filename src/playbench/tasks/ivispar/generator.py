@@ -34,7 +34,7 @@ from playbench.tasks.ivispar.board import (
     occupancy,
     state_changing_moves,
 )
-from playbench.tasks.ivispar.models import GeomSpec, SGPInstance
+from playbench.tasks.ivispar.schema import GeomSpec, SGPInstance
 from playbench.tasks.ivispar.solver import Solver
 
 MAX_ATTEMPTS = 2000

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
-from playbench.core.task import Instance, Task, TaskConfig, derive_seed
+from playbench.core.task import Instance, TaskConfig, derive_seed
+from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
 from playbench.tasks.ivispar import sgp
 from playbench.tasks.ivispar.board import SHAPE_GLYPH, Board, get_board
@@ -29,7 +32,7 @@ from playbench.tasks.ivispar.inference_scoring import (
     score_board,
     solution_line,
 )
-from playbench.tasks.ivispar.models import BoardSize, GeomSpec, SGPConfig, SGPInstance
+from playbench.tasks.ivispar.schema import BoardSize, GeomSpec, SGPConfig, SGPInstance
 
 TASK_NAME = "ivispar/board-inference"
 RANDOM_LISTINGS = 20  # board listings offered as legal actions (the random baseline's choices)
@@ -223,7 +226,14 @@ def closing() -> str:
 # --- the task ------------------------------------------------------------------------------
 
 
-class BoardInferenceTask(Task):
+@dataclass(frozen=True)
+class UnreadSolution(ParseError):
+    """A reply from which no entry could be read; it is still scored (its format errors count)."""
+
+    solution: ParsedSolution = field(default_factory=lambda: ParsedSolution(found=False))
+
+
+class BoardInferenceTask(EpisodeTask):
     """Name the tile, colour and shape of every geom in one board image, in one reply."""
 
     Config: ClassVar[type[TaskConfig]] = BoardInferenceConfig
@@ -242,10 +252,9 @@ class BoardInferenceTask(Task):
         # The renderer is looked up when an image is needed, not here: the 3D renderer registers
         # itself in sgp.STATE_RENDERERS and may not have done so when the task is built.
         self._render_config = self.config.sgp_config()
-        self._inst: BoardInferenceInstance | None = None
 
     # --- instances -------------------------------------------------------------------------
-    def instances(self, n: int | None, seed: int) -> list[Instance]:
+    def _instances(self, n: int | None, seed: int) -> list[Instance]:
         # The puzzle task's generator, so that both tasks see the same boards for the same seed;
         # text modality because generation never depends on it and needs no renderer.
         puzzles = sgp.SlidingGeomTask(self.config.sgp_config("text")).instances(n, seed)
@@ -256,13 +265,14 @@ class BoardInferenceTask(Task):
         return out
 
     # --- episode ---------------------------------------------------------------------------
-    def reset(self, instance: Instance) -> None:
+    def coerce_instance(self, instance: Instance | dict[str, Any]) -> Instance:
+        # A puzzle instance is accepted as the board it starts from (its optimal_steps is the
+        # puzzle's, so it cannot be read as a board-inference instance field by field).
         if isinstance(instance, SGPInstance):
-            instance = BoardInferenceInstance.from_puzzle(instance)
-        elif not isinstance(instance, BoardInferenceInstance):
-            instance = self.load_instance(instance.model_dump())
-        assert isinstance(instance, BoardInferenceInstance)
-        self._inst = instance
+            return BoardInferenceInstance.from_puzzle(instance)
+        return super().coerce_instance(instance)
+
+    def _begin(self, instance: BoardInferenceInstance) -> None:
         self._board = get_board(*instance.board_size)
         self._truth = instance.truth()
         # the configured vocabulary plus anything a loaded instance adds, as in ivispar/sgp
@@ -273,38 +283,37 @@ class BoardInferenceTask(Task):
         )
         self._png: bytes | None = None
         self._listings: list[str] | None = None
-        self._parsed: ParsedSolution | None = None
+        self._answer: list[Triplet] = []  # the entries read from the reply, in its order
         self._score = score_board(self._truth, [])
-        self._steps = 0
         self._feedback = ""
 
-    def _require_episode(self) -> BoardInferenceInstance:
-        if self._inst is None:
-            raise RuntimeError("call reset(instance) before playing")
-        return self._inst
-
-    @property
-    def done(self) -> bool:
+    def state(self) -> dict[str, Any]:
+        """The board (hidden: it is the question) and the entries read from the answer."""
         self._require_episode()
-        return self._steps >= 1
-
-    @property
-    def score(self) -> BoardScore:
-        """The score of the reply given (before it: the score of saying nothing)."""
-        self._require_episode()
-        return self._score
+        return {
+            "board": [list(t) for t in self._truth],
+            "answer": [list(t) for t in self._answer],
+        }
 
     # --- acting ----------------------------------------------------------------------------
-    def step(self, action_text: str) -> StepResult:
-        self._require_episode()
-        if self.done:
-            return StepResult(
-                Validity.INVALID, "The episode is over: only one answer is read.", reason="episode_over"
-            )
-        parsed = parse_solution(action_text, self._board, self._colors, self._shapes)
+    def _parse(self, text: str) -> ParsedSolution | ParseError:
+        parsed = parse_solution(text, self._board, self._colors, self._shapes)
+        if not parsed.triplets:
+            # the agent is shown the scored feedback of `_answer_with`, which says more than this
+            return UnreadSolution("No geom could be read from the reply.", solution=parsed)
+        return parsed
+
+    def _apply(self, parsed: ParsedSolution) -> StepResult:
+        return self._answer_with(parsed)
+
+    def _on_parse_error(self, error: ParseError) -> StepResult:
+        # An unreadable answer is still the one answer: scored (every geom missed), then the end.
+        assert isinstance(error, UnreadSolution)
+        return self._answer_with(error.solution)
+
+    def _answer_with(self, parsed: ParsedSolution) -> StepResult:
         score = score_board(self._truth, parsed.triplets, format_errors=len(parsed.issues))
-        self._parsed, self._score = parsed, score
-        self._steps = 1
+        self._answer, self._score = list(parsed.triplets), score
         self._feedback = _feedback(parsed, score)
         info: dict[str, Any] = {
             **score.metrics(),
@@ -314,10 +323,12 @@ class BoardInferenceTask(Task):
             return StepResult(Validity.EFFECTIVE, self._feedback, parsed=parsed.text, info=info)
         return StepResult(Validity.UNPARSEABLE, self._feedback, reason="format", info=info)
 
-    def oracle_action(self, role: str) -> str | None:
-        self._require_episode()
-        if self.done:
-            return None
+    def _check_end(self, result: StepResult) -> Termination:
+        # One answer ends the episode, read or not, right or wrong (`success` says which):
+        # the question was answered.
+        return Termination.GOAL_REACHED
+
+    def _oracle(self, role: str) -> str | None:
         board = self._board
         ordered = sorted(self._truth, key=lambda t: board.sort_key(board.parse_coord(t.coord)))
         return solution_line(ordered)
@@ -330,7 +341,7 @@ class BoardInferenceTask(Task):
         the vocabulary and distinct tiles drawn uniformly from the board, seeded by the instance id.
         They do not change after the answer, since the board never changes.
         """
-        inst = self._require_episode()
+        inst = self.instance
         if self._listings is None:
             rng = random.Random(derive_seed(TASK_NAME, "random-listings", inst.id))
             board = self._board
@@ -348,7 +359,7 @@ class BoardInferenceTask(Task):
 
     def image(self) -> bytes:
         """PNG of the board shown, framed as the current state, in the configured modality."""
-        inst = self._require_episode()
+        inst = self.instance
         if self._png is None:
             modality = self.config.modality
             renderer = sgp.STATE_RENDERERS.get(modality)
@@ -361,10 +372,7 @@ class BoardInferenceTask(Task):
             self._png = renderer(self._board, pieces, "current", self._render_config)
         return self._png
 
-    def observe(self, role: str) -> Observation:
-        self._require_episode()
-        if role not in self.roles:
-            raise ValueError(f"unknown role {role!r}; this task has only 'player'")
+    def _observe(self, role: str) -> Observation:
         parts: list[Part] = [
             TextPart("The board:"),
             ImagePart(self.image(), label="current"),
@@ -377,11 +385,17 @@ class BoardInferenceTask(Task):
             legal_actions=self.legal_actions(),
             feedback=self._feedback,
             step=self._steps,
+            data={
+                "board_size": [self._board.width, self._board.height],
+                "colors": list(self._colors),
+                "shapes": list(self._shapes),
+                # the entries read from the answer, once given (the board itself is the question)
+                "answer": [t.text for t in self._answer],
+            },
         )
 
     # --- results ---------------------------------------------------------------------------
-    def outcome(self) -> EpisodeResult:
-        self._require_episode()
+    def _outcome(self) -> EpisodeResult:
         score = self._score
         return EpisodeResult(success=self.done and score.success, steps=self._steps, metrics=score.metrics())
 

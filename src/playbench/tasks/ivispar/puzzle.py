@@ -1,8 +1,10 @@
 """What the geom and the numbered tile puzzles share: one move per step, a shortest-distance
 oracle, every action classified, the goal/current/past states shown in text or images.
 
-A subclass parses and applies its own moves and draws its own states; the episode bookkeeping
-(step cap, history window, distances, regret, counters, caches) lives here once.
+The kernel's episode template (`EpisodeTask`) owns the order of a step, the step count, the
+`max_steps` cap and the refusal after the end. A subclass reads and applies its own moves and draws
+its own states; the puzzle bookkeeping (history window, distances, regret, counters, caches) lives
+here once.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from collections.abc import Callable, Hashable
 from statistics import fmean
 from typing import Any, ClassVar, Protocol
 
-from playbench.core.task import Task
+from playbench.core.episode import EpisodeTask, ParseError
+from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, Observation, StepResult, Validity
 from playbench.tasks.ivispar import views
 from playbench.tasks.ivispar.actions import ParseFailure
@@ -30,7 +33,7 @@ class ParsedMove(Protocol):
     text: str
 
 
-class SlidingPuzzleTask(Task):
+class SlidingPuzzleTask(EpisodeTask):
     """Template for a single-player sliding puzzle; see the module docstring."""
 
     roles: ClassVar[tuple[str, ...]] = ("player",)
@@ -38,95 +41,119 @@ class SlidingPuzzleTask(Task):
     FORMAT_HINT: ClassVar[str]
     LISTING_SEP: ClassVar[str] = ": "
 
-    _inst: Any = None
-
     # --- what a puzzle provides ------------------------------------------------------------
     @abstractmethod
-    def _parse(self, text: str) -> ParsedMove | ParseFailure: ...
+    def _read(self, text: str) -> ParsedMove | ParseFailure:
+        """The move a reply names, or why none could be read."""
 
     @abstractmethod
-    def _apply(self, move: Any, info: dict[str, Any]) -> tuple[Validity, str | None, str]:
-        """Apply a parsed move to `self._state` (when legal) and count it in `self._counts`."""
+    def _move(self, move: Any, info: dict[str, Any]) -> tuple[Validity, str | None, str]:
+        """Apply a parsed move to `self._state` (when legal) and count it in `self._counts`;
+        return (validity, reason, feedback)."""
 
     @abstractmethod
     def _listing_text(self, state: State) -> str: ...
 
     @abstractmethod
+    def _positions_data(self, state: State) -> Any:
+        """`state` as JSON-able data (what `state()` and `Observation.data` hold), built afresh."""
+
+    @abstractmethod
     def _closing(self) -> str: ...
+
+    @abstractmethod
+    def legal_actions(self) -> list[str]: ...
 
     def _renderer(self) -> Callable[[State, str], bytes] | None:
         """(state, kind) -> PNG in this task's image modality, or None for text."""
         return None
 
+    def _extra_metrics(self) -> dict[str, Any]:
+        """Metrics of this puzzle, listed after `optimal_steps`."""
+        return {}
+
     # --- episode bookkeeping ---------------------------------------------------------------
-    def _start(self, instance: Any, solver: DistanceOracle, goal: State, state: State, cap: int) -> None:
-        self._inst = instance
+    def _start(self, solver: DistanceOracle, goal: State, state: State, cap: int) -> None:
+        """Called by a subclass's `_begin` once the board is known."""
         self._solver = solver
         self._goal = goal
         self._state = state
+        self._before = state  # the state the current step starts from (for the history window)
+        self._unread = ""  # the unreadable reply of the current step, as the history shows it
         self._dists = [solver.distance(state)]
         self._cap = cap
-        self._steps = 0
-        self._solved = state == goal
         self._history: list[tuple[State, str, str]] = []  # (state before, action shown, feedback)
         self._counts = dict.fromkeys(self.COUNTERS, 0)
         self._feedback = ""
         self._listings: dict[State, str] = {}
+        self._positions_cache: dict[State, Any] = {}
         self._frames: dict[tuple[Hashable, str], bytes] = {}
-
-    def _require_episode(self) -> Any:
-        if self._inst is None:
-            raise RuntimeError("call reset(instance) before playing")
-        return self._inst
+        if state == goal:  # a loaded instance may start solved: nothing to play
+            self.end(Termination.GOAL_REACHED)
 
     @property
-    def done(self) -> bool:
+    def board_state(self) -> State:
+        """The current state: the cell of every piece, in the instance's order."""
         self._require_episode()
-        return self._solved or self._steps >= self._cap
-
-    @property
-    def state(self) -> State:
         return self._state
 
     @property
     def distance(self) -> int:
         """Shortest number of moves from the current state to the goal."""
+        self._require_episode()
         return self._dists[-1]
 
-    @property
-    def max_steps(self) -> int:
-        """This episode's action cap."""
+    def state(self) -> dict[str, Any]:
+        """The board and its goal: the whole game state (the goal never changes in an episode)."""
+        self._require_episode()
+        return {"board": self._positions(self._state), "goal": self._positions(self._goal)}
+
+    def _step_cap(self) -> int:
         return self._cap
 
-    def step(self, action_text: str) -> StepResult:
-        self._require_episode()
-        if self.done:
-            return StepResult(
-                Validity.INVALID, "The episode is over; no more moves are accepted.", reason="episode_over"
-            )
-        text = action_text if isinstance(action_text, str) else str(action_text)
-        before = self._state
-        parsed = self._parse(text)
-        info: dict[str, Any] = {}
+    def _parse(self, text: str) -> ParsedMove | ParseError:
+        parsed = self._read(text)
         if isinstance(parsed, ParseFailure):
-            validity, reason, canonical = Validity.UNPARSEABLE, "format", None
-            shown = f"'{parsed.snippet}' (not a valid move)" if parsed.snippet else "(no move given)"
-            feedback = f"Could not read a move: {parsed.reason}. Please {self.FORMAT_HINT}. The board did not change."
-            self._counts["actions_illegal"] += 1
-        else:
-            canonical = shown = parsed.text
-            validity, reason, feedback = self._apply(parsed, info)
-        self._steps += 1
-        self._dists.append(self._solver.distance(self._state))  # cached by _apply or earlier steps
-        if self._state == self._goal:
-            self._solved = True
-            feedback += " The goal state is reached."
-        elif self._steps >= self._cap:
-            feedback += f" The limit of {self._cap} moves is reached."
-        self._history.append((before, shown, feedback))
-        self._feedback = feedback
-        info.update(step=self._steps, distance=self._dists[-1], solved=self._solved)
-        return StepResult(validity, feedback, parsed=canonical, reason=reason, info=info)
+            return ParseError(
+                f"Could not read a move: {parsed.reason}. Please {self.FORMAT_HINT}. The board did not change.",
+                reason="format",
+                snippet=parsed.snippet,
+            )
+        return parsed
+
+    def _on_parse_error(self, error: ParseError) -> StepResult:
+        self._counts["actions_illegal"] += 1
+        self._unread = f"'{error.snippet}' (not a valid move)" if error.snippet else "(no move given)"
+        return super()._on_parse_error(error)
+
+    def _apply(self, parsed: Any) -> StepResult:
+        info: dict[str, Any] = {}
+        validity, reason, feedback = self._move(parsed, info)
+        return StepResult(validity, feedback, parsed=parsed.text, reason=reason, info=info)
+
+    def _check_end(self, result: StepResult) -> Termination | None:
+        return Termination.GOAL_REACHED if self._state == self._goal else None
+
+    def _end_feedback(self, termination: Termination) -> str:
+        if termination == Termination.GOAL_REACHED:
+            return "The goal state is reached."
+        if termination == Termination.STEP_CAP:
+            return f"The limit of {self._cap} moves is reached."
+        return ""
+
+    def _after_step(self, role: str, result: StepResult) -> None:
+        self._dists.append(self._solver.distance(self._state))  # cached by _move or earlier steps
+        shown = result.parsed if result.parsed is not None else self._unread
+        self._history.append((self._before, shown, result.feedback))
+        self._before = self._state
+        self._feedback = result.feedback
+        result.info.update(step=self._steps, distance=self._dists[-1], solved=self.solved)
+
+    @property
+    def solved(self) -> bool:
+        """Whether the board equals the goal."""
+        self._require_episode()
+        return self._state == self._goal
 
     def _classify(self, new: State, counters: dict[str, int]) -> Validity:
         """Move to `new` and count it effective when it brings the goal closer."""
@@ -137,8 +164,12 @@ class SlidingPuzzleTask(Task):
         return Validity.EFFECTIVE if effective else Validity.INEFFECTIVE
 
     # --- observing -------------------------------------------------------------------------
-    @abstractmethod
-    def legal_actions(self) -> list[str]: ...
+    def _positions(self, state: State) -> Any:
+        """`_positions_data(state)`, built once per state; each caller gets its own copy."""
+        data = self._positions_cache.get(state)
+        if data is None:
+            data = self._positions_cache[state] = self._positions_data(state)
+        return _copy(data)
 
     def listing(self, state: State) -> str:
         text = self._listings.get(state)
@@ -158,21 +189,31 @@ class SlidingPuzzleTask(Task):
             png = self._frames[key] = render(state, kind)
         return png
 
-    def observe(self, role: str) -> Observation:
-        self._require_episode()
-        if role not in self.roles:
-            raise ValueError(f"unknown role {role!r}; this task has only 'player'")
+    def _past(self) -> list[tuple[State, str, str]]:
+        window = self.config.past_window
+        return list(self._history[-window:]) if window > 0 else []
+
+    def _observe(self, role: str) -> Observation:
+        past = self._past()
         parts = views.state_parts(
             self._goal,
             self._state,
-            self._history,
-            self.config.past_window,
+            past,
             self.listing,
             self.image if self._renderer() is not None else None,
             self._guide,
             self._closing(),
             listing_sep=self.LISTING_SEP,
         )
+        board = self.instance.board_size
+        data = {
+            "board_size": list(board),
+            "goal": self._positions(self._goal),
+            "current": self._positions(self._state),
+            # oldest first, as shown: the state a move was made from, the move and its feedback
+            "past": [{"state": self._positions(s), "action": shown, "result": fb} for s, shown, fb in past],
+            "max_steps": self._cap,
+        }
         return Observation(
             role=role,
             parts=parts,
@@ -180,6 +221,7 @@ class SlidingPuzzleTask(Task):
             legal_actions=[] if self.done else self.legal_actions(),
             feedback=self._feedback,
             step=self._steps,
+            data=data,
         )
 
     # --- results ---------------------------------------------------------------------------
@@ -188,15 +230,22 @@ class SlidingPuzzleTask(Task):
         d0 = self._dists[0]
         return [d - (d0 - t) for t, d in enumerate(self._dists)]
 
-    def _outcome(self, **extra: Any) -> EpisodeResult:
-        self._require_episode()
+    def _outcome(self) -> EpisodeResult:
         regret = self.regret()
         metrics: dict[str, Any] = {
             "optimal_steps": self._dists[0],
-            **extra,
+            **self._extra_metrics(),
             "final_distance": self._dists[-1],
             "regret": regret,
             "mean_regret": fmean(regret),
             **self._counts,
         }
-        return EpisodeResult(success=self._solved, steps=self._steps, metrics=metrics)
+        return EpisodeResult(success=self.solved, steps=self._steps, metrics=metrics)
+
+
+def _copy(value: Any) -> Any:
+    """A copy of positions data: a flat mapping (geoms) or a list of rows (tiles). Much cheaper
+    than `deepcopy`, which would double the cost of an observation."""
+    if isinstance(value, dict):
+        return dict(value)
+    return [list(row) for row in value]

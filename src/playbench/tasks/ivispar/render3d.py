@@ -23,8 +23,8 @@ from PIL import Image, ImageDraw
 from playbench.render import gl3d
 from playbench.render.draw2d import contrast_text, draw_centered_text, get_font
 from playbench.tasks.ivispar.board import GEOM_COLORS, MAX_SIDE, Board, get_board
-from playbench.tasks.ivispar.models import SGPConfig
 from playbench.tasks.ivispar.render2d import KINDS
+from playbench.tasks.ivispar.schema import SGPConfig
 
 Piece = tuple[int, str, str]  # (cell, color, shape)
 

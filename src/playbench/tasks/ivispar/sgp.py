@@ -8,9 +8,9 @@ from typing import Any, ClassVar
 
 from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, TaskConfig
-from playbench.core.types import EpisodeResult, Validity
+from playbench.core.types import Validity
 from playbench.tasks.ivispar import prompts, render2d, summaries
-from playbench.tasks.ivispar.actions import FORMAT_HINT, parse_move
+from playbench.tasks.ivispar.actions import FORMAT_HINT, ParsedMove, ParseFailure, parse_move
 from playbench.tasks.ivispar.board import (
     DIR_INDEX,
     DIRECTIONS,
@@ -21,8 +21,8 @@ from playbench.tasks.ivispar.board import (
     state_changing_moves,
 )
 from playbench.tasks.ivispar.generator import cell_order, make_instance
-from playbench.tasks.ivispar.models import DEFAULT_REPS, SGPConfig, SGPInstance
 from playbench.tasks.ivispar.puzzle import SlidingPuzzleTask
+from playbench.tasks.ivispar.schema import DEFAULT_REPS, SGPConfig, SGPInstance
 from playbench.tasks.ivispar.solver import Solver
 
 # Counters of the paper's Table 3, in its order.
@@ -76,9 +76,7 @@ class SlidingGeomTask(SlidingPuzzleTask):
         self._solvers: OrderedDict[tuple[int, int, State], Solver] = OrderedDict()
 
     # --- instances -------------------------------------------------------------------------
-    def instances(self, n: int | None, seed: int) -> list[Instance]:
-        if n is not None and n < 0:
-            raise ConfigError(f"the number of instances must be >= 0, got {n}")
+    def _instances(self, n: int | None, seed: int) -> list[Instance]:
         cfg = self.config
         board = get_board(*cfg.board_size)
         cells = cell_order(cfg.geom_counts(), cfg.lengths())
@@ -95,18 +93,11 @@ class SlidingGeomTask(SlidingPuzzleTask):
         return out
 
     # --- episode ---------------------------------------------------------------------------
-    def reset(self, instance: Instance) -> None:
-        if not isinstance(instance, SGPInstance):
-            instance = self.load_instance(instance.model_dump())
-        assert isinstance(instance, SGPInstance)
+    def _begin(self, instance: SGPInstance) -> None:
         self._board = instance.board()
         keys = instance.geom_keys()
         self._keys = keys
         self._index = {key: i for i, key in enumerate(keys)}
-        goal = instance.goal_state()
-        self._start(
-            instance, self._solver_for(self._board, goal), goal, instance.start_state(), self.config.max_steps
-        )
         # the prompt lists the configured vocabulary plus anything a loaded instance adds to it
         colors = list(self.config.colors) + [c for c, _ in keys if c not in self.config.colors]
         shapes = list(self.config.shapes) + [s for _, s in keys if s not in self.config.shapes]
@@ -117,6 +108,8 @@ class SlidingGeomTask(SlidingPuzzleTask):
         )
         self._guide = prompts.image_guide(self._board, self.config.past_window, self.config.labels)
         self._legal: dict[State, list[str]] = {}
+        goal = instance.goal_state()
+        self._start(self._solver_for(self._board, goal), goal, instance.start_state(), self.config.max_steps)
 
     def _solver_for(self, board: Board, goal: State) -> Solver:
         key = (board.width, board.height, goal)
@@ -130,10 +123,10 @@ class SlidingGeomTask(SlidingPuzzleTask):
             self._solvers.move_to_end(key)
         return solver
 
-    def _parse(self, text: str) -> Any:
+    def _read(self, text: str) -> ParsedMove | ParseFailure:
         return parse_move(text)
 
-    def _apply(self, move: Any, info: dict[str, Any]) -> tuple[Validity, str | None, str]:
+    def _move(self, move: ParsedMove, info: dict[str, Any]) -> tuple[Validity, str | None, str]:
         color, shape, direction = move.color, move.shape, move.direction
         cmd = f"move {color} {shape} {direction}"
         name = f"{color} {shape}"
@@ -174,10 +167,7 @@ class SlidingGeomTask(SlidingPuzzleTask):
             f"{cmd}: the {name} moved from {board.coord(src)} to {board.coord(dest)}.",
         )
 
-    def oracle_action(self, role: str) -> str | None:
-        self._require_episode()
-        if self.done:
-            return None
+    def _oracle(self, role: str) -> str | None:
         move = self._solver.next_move(self._state)
         if move is None:
             return None
@@ -203,6 +193,11 @@ class SlidingGeomTask(SlidingPuzzleTask):
         order = sorted(range(len(state)), key=lambda i: board.sort_key(state[i]))
         return ", ".join(f"{board.coord(state[i])} {keys[i][0]} {keys[i][1]}" for i in order)
 
+    def _positions_data(self, state: State) -> dict[str, str]:
+        """Geom (`<color> <shape>`) -> its coordinate, in the instance's geom order."""
+        board, keys = self._board, self._keys
+        return {f"{c} {s}": board.coord(cell) for (c, s), cell in zip(keys, state, strict=True)}
+
     def _renderer(self) -> Callable[[State, str], bytes] | None:
         render = STATE_RENDERERS.get(self.config.modality)
         if render is None:
@@ -215,9 +210,8 @@ class SlidingGeomTask(SlidingPuzzleTask):
         return prompts.closing(self._steps, self.config.max_steps)
 
     # --- results ---------------------------------------------------------------------------
-    def outcome(self) -> EpisodeResult:
-        inst = self._require_episode()
-        return self._outcome(num_geoms=len(inst.geoms))
+    def _extra_metrics(self) -> dict[str, Any]:
+        return {"num_geoms": len(self._keys)}
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         """Mean regret curve (frozen after each episode's end) and success by complexity cell."""

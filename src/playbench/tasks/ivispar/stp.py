@@ -12,15 +12,22 @@ from typing import Any, ClassVar
 
 from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, TaskConfig
-from playbench.core.types import EpisodeResult, Validity
+from playbench.core.types import Validity
 from playbench.tasks.ivispar import stp_text, summaries
+from playbench.tasks.ivispar.actions import ParseFailure
 from playbench.tasks.ivispar.board import DIR_INDEX, DIRECTIONS, Board
 from playbench.tasks.ivispar.puzzle import SlidingPuzzleTask
 from playbench.tasks.ivispar.stp_generator import make_instance
-from playbench.tasks.ivispar.stp_models import DEFAULT_SET_SIZE, STPConfig, STPInstance
 from playbench.tasks.ivispar.stp_render2d import render_tiles_2d
+from playbench.tasks.ivispar.stp_schema import (
+    DEFAULT_SET_SIZE,
+    STPConfig,
+    STPInstance,
+    move_text,
+    rows_from_state,
+)
 from playbench.tasks.ivispar.stp_solver import State, TileSolver, blank_of, get_solver, slide, tile_moves
-from playbench.tasks.ivispar.stp_text import FORMAT_HINT, parse_tile_move
+from playbench.tasks.ivispar.stp_text import FORMAT_HINT, ParsedTileMove, parse_tile_move
 
 # Action classes in the order of the geom puzzle's Table 3 counters (not_adjacent takes the place
 # of "occupied": the destination holds another tile).
@@ -32,9 +39,10 @@ COUNTERS: tuple[str, ...] = (
     "actions_illegal",
 )
 
-# (board, config, [(cell, number)], kind) -> PNG bytes
+# Where the destination of a move lies, for the feedback of a tile that is not next to the blank
 WHERE = {"up": "above it", "down": "below it", "left": "to its left", "right": "to its right"}
 
+# (board, config, [(cell, number)], kind) -> PNG bytes
 TileRenderer = Callable[[Board, STPConfig, list[tuple[int, int]], str], bytes]
 
 
@@ -61,14 +69,12 @@ class SlidingTileTask(SlidingPuzzleTask):
             self._tile_renderer = _load_3d()
 
     # --- instances -------------------------------------------------------------------------
-    def instances(self, n: int | None, seed: int) -> list[Instance]:
+    def _instances(self, n: int | None, seed: int) -> list[Instance]:
         """The first `n` instances (100 if None) for `seed`; instance i depends only on (seed, i).
 
         Default set: even reps hold the even lengths 2..40 and odd reps the odd lengths 1..39, each
         rep in a spread order; with `optimal_length` set every instance has that length.
         """
-        if n is not None and n < 0:
-            raise ConfigError(f"the number of instances must be >= 0, got {n}")
         w, h = self.config.board_size
         total = DEFAULT_SET_SIZE if n is None else n
         out: list[Instance] = []
@@ -78,22 +84,19 @@ class SlidingTileTask(SlidingPuzzleTask):
         return out
 
     # --- episode ---------------------------------------------------------------------------
-    def reset(self, instance: Instance) -> None:
-        if not isinstance(instance, STPInstance):
-            instance = self.load_instance(instance.model_dump())
-        assert isinstance(instance, STPInstance)
+    def _begin(self, instance: STPInstance) -> None:
         self._board = instance.board()
         solver: TileSolver = get_solver(self._board.width, self._board.height)
         state = instance.start_state()
-        self._start(instance, solver, solver.goal, state, self.config.step_cap(solver.distance(state)))
         self._instructions = stp_text.instructions(self._board, self.config.modality)
         self._guide = stp_text.image_guide(self._board, self.config.past_window)
+        self._start(solver, solver.goal, state, self.config.step_cap(solver.distance(state)))
 
     # --- acting ----------------------------------------------------------------------------
-    def _parse(self, text: str) -> Any:
+    def _read(self, text: str) -> ParsedTileMove | ParseFailure:
         return parse_tile_move(text)
 
-    def _apply(self, move: Any, info: dict[str, Any]) -> tuple[Validity, str | None, str]:
+    def _move(self, move: ParsedTileMove, info: dict[str, Any]) -> tuple[Validity, str | None, str]:
         number, label, direction = move.number, move.label, move.direction
         cmd = f"move {label} {direction}"
         board, state = self._board, self._state
@@ -135,18 +138,11 @@ class SlidingTileTask(SlidingPuzzleTask):
             f"{cmd}: tile {number} slid from {board.coord(src)} to {board.coord(dest)}.",
         )
 
-    def oracle_action(self, role: str) -> str | None:
-        self._require_episode()
-        if self.done:
-            return None
+    def _oracle(self, role: str) -> str | None:
         tile = self._solver.next_move(self._state)
         if tile is None:
             return None
-        return self._move_text(tile)
-
-    def _move_text(self, tile: int) -> str:
-        blank = blank_of(self._board, self._state)
-        return f"move {tile} {DIRECTIONS[self._board.neighbors[self._state[tile - 1]].index(blank)]}"
+        return move_text(self._board, self._state, tile)
 
     # --- observing -------------------------------------------------------------------------
     def legal_actions(self) -> list[str]:
@@ -156,6 +152,10 @@ class SlidingTileTask(SlidingPuzzleTask):
     def _listing_text(self, state: State) -> str:
         """The text form of `state` (rows top to bottom, then every tile's coordinate)."""
         return stp_text.grid_text(self._board, state)
+
+    def _positions_data(self, state: State) -> list[list[int]]:
+        """Rows from top to bottom, 0 for the empty cell (the instance's `rows` format)."""
+        return rows_from_state(self._board, state)
 
     def _renderer(self) -> Callable[[State, str], bytes] | None:
         render = self._tile_renderer
@@ -169,9 +169,8 @@ class SlidingTileTask(SlidingPuzzleTask):
         return stp_text.closing(self._steps, self._cap)
 
     # --- results ---------------------------------------------------------------------------
-    def outcome(self) -> EpisodeResult:
-        self._require_episode()
-        return self._outcome(board_size=f"{self._board.width}x{self._board.height}", max_steps=self._cap)
+    def _extra_metrics(self) -> dict[str, Any]:
+        return {"board_size": f"{self._board.width}x{self._board.height}", "max_steps": self._cap}
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         """Mean regret curve (frozen after each episode's end), action classes, success by length."""

@@ -23,7 +23,7 @@ from collections import OrderedDict
 from playbench.core.errors import ConfigError
 from playbench.core.task import derive_seed
 from playbench.tasks.ivispar.board import get_board
-from playbench.tasks.ivispar.stp_models import DIAMETERS, STPInstance, move_text, rows_from_state
+from playbench.tasks.ivispar.stp_schema import DIAMETERS, STPInstance, move_text, rows_from_state
 from playbench.tasks.ivispar.stp_solver import State, TileSolver, blank_of, get_solver, slide
 
 # Steps a walk may take before giving up: far more than walks need on boards where L exists

@@ -11,16 +11,15 @@ from playbench.core.types import ImagePart, Part, TextPart
 def state_parts(
     goal: Any,
     current: Any,
-    history: Sequence[tuple[Any, str, str]],
-    past_window: int,
+    past: Sequence[tuple[Any, str, str]],
     listing: Callable[[Any], str],
     image: Callable[[Any, str], bytes] | None,
     guide: str,
     closing: str,
     listing_sep: str = ": ",
 ) -> list[Part]:
-    """Goal first, then up to `past_window` past (state, move, result) entries oldest first, then the
-    current state last, then `closing`. With `image` set, states are images introduced by `guide`;
+    """Goal first, then the `past` (state, move, result) entries oldest first, then the current
+    state last, then `closing`. With `image` set, states are images introduced by `guide`;
     otherwise each state is `listing(state)` after its title and `listing_sep`."""
     parts: list[Part] = [TextPart(guide)] if image is not None else []
 
@@ -32,7 +31,6 @@ def state_parts(
             parts.append(TextPart(f"{title}{listing_sep}{listing(state)}"))
 
     show("Goal state", goal, "goal")
-    past = list(history[-past_window:]) if past_window > 0 else []
     for k, (state, shown, feedback) in enumerate(past):
         ago = len(past) - k
         show(f"Past state ({ago} move{'s' if ago > 1 else ''} ago)", state, "past")

@@ -1,4 +1,4 @@
-"""Configuration and instance models of the classic sliding tile puzzle (pydantic, JSON round-trip)."""
+"""Option and instance schemas of the classic sliding tile puzzle (pydantic, JSON round-trip)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from playbench.core.task import Instance, TaskConfig
 from playbench.tasks.ivispar.board import DIRECTIONS, Board, get_board
-from playbench.tasks.ivispar.models import check_board_size, parse_board_size
+from playbench.tasks.ivispar.schema import check_board_size, parse_board_size
 from playbench.tasks.ivispar.stp_solver import MAX_CELLS, State, blank_of, goal_state, is_solvable, slide
 
 MAX_SIDE = 8

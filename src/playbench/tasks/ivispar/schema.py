@@ -1,4 +1,5 @@
-"""Configuration and instance models of the Sliding Geom Puzzle (pydantic, JSON round-trip)."""
+"""Option and instance schemas of the Sliding Geom Puzzle (pydantic, JSON round-trip): `SGPConfig`
+and `SGPInstance`, with the board-size type every iVISPAR schema shares."""
 
 from __future__ import annotations
 
