@@ -104,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--partner-model", default=None, help="model of a model-driven partner")
     _add_task_options(play)
 
+    repro = sub.add_parser(
+        "reproduce", help="run a suite's paper preset and report beside the paper's published numbers"
+    )
+    repro.add_argument("suite", metavar="SUITE", help="a suite with a paper preset (playbench list)")
+    _add_run_options(repro, agent_required=False)
+
     quick = sub.add_parser("quickstart", help="every task with the oracle and random agents, then a report")
     quick.add_argument("--episodes", type=int, default=10)
     quick.add_argument("--seed", type=int, default=0)
@@ -112,11 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_run_options(run: argparse.ArgumentParser) -> None:
+def _add_run_options(run: argparse.ArgumentParser, agent_required: bool = True) -> None:
     run.add_argument(
         "--agent",
-        required=True,
-        help="random | oracle | replay:FILE | human | llm | a suite's agent (playbench list)",
+        required=agent_required,
+        default=None,
+        help="random | oracle | replay:FILE | human | llm | a suite's agent (playbench list)"
+        + ("" if agent_required else "; default: the preset's (the paper's) agent"),
     )
     run.add_argument(
         "--model",
@@ -249,6 +257,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     for name, entry in registered_agents().items():
         extra = f" (options: {', '.join(entry.options)})" if entry.options else ""
         con.print(f"  [cyan]{name}[/cyan]  {escape(entry.description + extra)}", highlight=False)
+    from playbench.core.preset import preset_names
+
+    con.print("[bold]Paper presets[/bold] (playbench reproduce SUITE)")
+    for name in preset_names():
+        con.print(f"  [cyan]{name}[/cyan]", highlight=False)
     con.print("[bold]Model providers[/bold]")
     for name in PROVIDERS:
         con.print(f"  [cyan]{name}:MODEL[/cyan]", highlight=False)
@@ -419,6 +432,44 @@ def cmd_run(args: argparse.Namespace, argv: list[str]) -> int:
     return 0
 
 
+def cmd_reproduce(args: argparse.Namespace, argv: list[str]) -> int:
+    """The preset's settings become the defaults of an ordinary run; what the user passes wins
+    (a model, more episodes for a quick look, another agent as a baseline), and the report shows
+    the paper's published rows beside the run's."""
+    from playbench.core.preset import get_preset
+    from playbench.report.plots import write_plots
+    from playbench.report.tables import load_run, print_table, write_report
+
+    preset = get_preset(args.suite)
+    args.tasks = list(preset.run.tasks)
+    args.agent = args.agent or preset.run.agent
+    if args.trials == 1:
+        args.trials = preset.run.trials
+    if args.episodes is None:
+        args.episodes = preset.run.episodes
+    preset_sets = [f"{k}={json.dumps(v)}" for k, v in preset.run.task_options.items()]
+    args.sets = preset_sets + list(args.sets)  # the user's --set comes later and wins
+    if args.agent == "llm":
+        for key, value in preset.run.agent_options.items():
+            if key == "cot":
+                args.no_cot = args.no_cot or not value
+            elif getattr(args, key, None) is None:
+                setattr(args, key, value)
+    if args.out is None:
+        model = args.model[0] if args.model and len(args.model) == 1 else None
+        args.out = _default_out(f"reproduce-{args.suite}-{args.agent}", model, args.seed)
+    configs = make_run_configs(args)
+    for config in configs:
+        config.preset = preset.suite
+    execute_with_progress(configs, argv=["playbench", *argv])
+    runs = [load_run(c.out) for c in configs]
+    print_table(runs)
+    out = configs[0].out if len(configs) == 1 else str(Path(configs[0].out).parent)
+    paths = write_report(runs, out) + write_plots(runs, out)
+    err_console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
+    return 0
+
+
 def cmd_instances(args: argparse.Namespace) -> int:
     spec = get_spec(args.task)
     task = spec.make(**parse_assignments(args.sets))
@@ -547,6 +598,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             resolve(args.tasks)
             return cmd_run(args, argv)
+        if args.command == "reproduce":
+            return cmd_reproduce(args, argv)
         if args.command == "instances":
             return cmd_instances(args)
         if args.command == "report":

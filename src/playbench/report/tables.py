@@ -152,6 +152,10 @@ def to_markdown(runs: list[dict[str, Any]]) -> str:
             "–" if lo is None or (isinstance(lo, float) and math.isnan(lo)) else f"[{lo:.4g}, {hi:.4g}]"
         )
         lines.append(f"| {row['metric']} | {row['n']} | {shown} | {interval} |")
+    from playbench.report.paper import comparisons_for
+    from playbench.report.paper import to_markdown as paper_markdown
+
+    lines += paper_markdown(comparisons_for(runs))
     summaries = [
         (run["name"], entry)
         for run in runs
@@ -238,4 +242,10 @@ def write_report(runs: list[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     paths[2].write_text(
         json.dumps([{"run": r["path"], "summary": r["summary"]} for r in runs], indent=2, default=str) + "\n"
     )
+    from playbench.report.paper import comparisons_for
+
+    beside = [c.to_dict() for c in comparisons_for(runs)]
+    if beside:  # the paper's published rows beside the run's, as in report.md
+        paths.append(out / "paper.json")
+        paths[-1].write_text(json.dumps(beside, indent=2) + "\n")
     return paths

@@ -42,6 +42,7 @@ class RunConfig:
     save_images: bool = True
     retry_errors: bool = True  # an errored episode runs again on resume; its last record wins
     instance_ids: list[str] | None = None  # play only these instances of the set
+    preset: str | None = None  # the paper preset this run follows (`playbench reproduce`)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -165,7 +165,16 @@ class Conformance:
             raise ConformanceError(f"state() is not JSON-able: {exc}") from None
         _require(task.state_digest() == task.state_digest(), "state_digest() is not stable")
 
+    @staticmethod
+    def _last_step_before_cap(task: Task) -> bool:
+        """The next step reaches the step cap: a rejected action may then rightly end the episode
+        or a phase (rejected actions count as steps in the papers), so it proves nothing here."""
+        cap, steps = getattr(task, "max_steps", None), getattr(task, "steps", None)
+        return cap is not None and steps is not None and steps + 1 >= cap
+
     def _rejected_changes_nothing(self, task: Task, text: str, where: str) -> None:
+        if task.done or self._last_step_before_cap(task):
+            return
         before = task.state_digest()
         role = task.current_role()
         legal = task.observe(role).legal_actions
@@ -202,11 +211,8 @@ class Conformance:
                 break
             legal = task.observe(task.current_role()).legal_actions
             task.step(legal[0] if legal else "")
-        if not task.done:
-            for text in AWKWARD_REPLIES:
-                if task.done:
-                    break
-                self._rejected_changes_nothing(task, text, f"{inst.id} after three steps")
+        for text in AWKWARD_REPLIES:
+            self._rejected_changes_nothing(task, text, f"{inst.id} after three steps")
 
     def check_random_play(self) -> None:
         rng = random.Random(self.seed)

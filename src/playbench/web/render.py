@@ -190,6 +190,30 @@ def metrics_side_by_side(runs: list[dict[str, Any]]) -> str:
     return "".join(out) or '<p class="muted">No metrics yet.</p>'
 
 
+def paper_block(runs: list[dict[str, Any]]) -> str:
+    """The paper's published rows beside the runs' (runs made by `playbench reproduce`)."""
+    from playbench.report.paper import comparisons_for, format_cell
+
+    items = comparisons_for(runs)
+    if not items:
+        return ""
+    out = ["<h2>Beside the paper</h2>"]
+    for comp in items:
+        head = "".join(f"<th>{esc(c)}</th>" for c in comp.columns)
+        rows = "".join(
+            f'<tr class="{esc(row.source)}"><td>{esc(row.label)}</td>'
+            + "".join(f"<td>{esc(format_cell(c, comp.digits))}</td>" for c in row.cells)
+            + "</tr>"
+            for row in comp.rows
+        )
+        out.append(
+            f'<section class="paper" data-table="{esc(comp.table)}"><h3>{esc(comp.table)}: {esc(comp.measure)}</h3>'
+            f'<p class="muted">{esc(comp.paper)}. {esc(comp.title)}</p><div class="scroll"><table>'
+            f"<thead><tr><th>model</th>{head}</tr></thead><tbody>{rows}</tbody></table></div></section>"
+        )
+    return "".join(out)
+
+
 def plots_block(plots: list[tuple[str, str]]) -> str:
     if not plots:
         return ""
