@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from playbench.render import gl3d
 from playbench.tasks.ivispar.board import get_board
-from playbench.tasks.ivispar.models import SGPConfig
+from playbench.tasks.ivispar.schema import SGPConfig
 from playbench.tasks.ivispar.render2d import render_board
 from playbench.tasks.ivispar.render3d import render_geoms
 

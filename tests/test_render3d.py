@@ -15,7 +15,7 @@ from PIL import Image
 from playbench.render import gl3d
 from playbench.tasks.ivispar import render3d
 from playbench.tasks.ivispar.board import SHAPES, get_board
-from playbench.tasks.ivispar.models import SGPConfig
+from playbench.tasks.ivispar.schema import SGPConfig
 from playbench.tasks.ivispar.render2d import KINDS
 from playbench.tasks.ivispar.sgp import SlidingGeomTask
 
