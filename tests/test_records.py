@@ -110,3 +110,12 @@ def test_unknown_task_suggests_close_ids(task, capsys):
     assert main(["run", task, "--agent", "random"]) == 2
     err = capsys.readouterr().err
     assert "did you mean" in err and len(err) < 300
+
+
+def test_mmescape_level_id_refuses_another_level(out_dir, capsys):
+    code = main(
+        ["run", "mmescape/level-1", "--agent", "random", "--set", "level=level-2", "--out", str(out_dir)]
+    )
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "level" in err[0] and "mmescape/level-2" in err[0]
