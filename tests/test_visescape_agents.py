@@ -72,6 +72,20 @@ class MiniRoom:
             where = f"You face the {self.view} wall."
         listing = "\n".join(f"- {a}" for a in self.actions())
         text = f"{self.feedback}\n{where}\nHeld items: nothing\nAvailable actions:\n{listing}".strip()
+        # the public facts as the VisEscape task gives them, which the agents read
+        data = {
+            "view": {
+                "kind": "receptacle" if self.view == "desk" else "wall",
+                "name": self.view,
+                "wall": "north" if self.view == "desk" else self.view,
+                "header": image.label,
+            },
+            "held": [],
+            "available_actions": self.actions(),
+            "last_result": self.feedback,
+            "hint": None,
+            "lock": None,
+        }
         return Observation(
             role="player",
             parts=[TextPart(where), image, TextPart(text)],
@@ -79,6 +93,7 @@ class MiniRoom:
             legal_actions=self.actions(),
             feedback=self.feedback,
             step=self.step,
+            data=data,
         )
 
     def apply(self, action: str) -> None:
@@ -421,15 +436,64 @@ def test_read_observation_takes_what_the_prompts_need():
     assert view.names == ["desk"] and view.where == "north wall" and view.subject == ""
     room.apply("inspect desk")
     view = read_observation(room.observe())
-    assert view.view_kind == "object" and view.direction == "north"
+    assert view.view_kind == "object" and view.direction == "north" and view.subject == "desk"
+    assert view.task_text == "<Last action result>You did inspect desk.</Last action result>"
+    data = {
+        "view": {"kind": "item", "name": "safe_lock", "wall": "west", "header": "west side of room - lock"},
+        "held": [{"id": "key_A", "name": "small key"}, {"id": "note_B", "name": "note"}],
+        "available_actions": ["step_back", "<ANSWER>your answer</ANSWER>"],
+        "last_result": "A lock.",
+        "hint": "open  the\nsafe",
+        "lock": {"id": "safe_lock", "answer_format": "4 digits"},
+    }
     obs = Observation(
-        "player",
-        [TextPart("Held items: key_A, note_B\nHint: open the safe\nA lock.")],
-        legal_actions=["step_back", "<ANSWER>your answer</ANSWER>"],
+        "player", [TextPart("text the agents do not read")], legal_actions=["step_back"], data=data
     )
     view = read_observation(obs)
-    assert view.held == "key_A, note_B" and view.hints == ["open the safe"] and view.view_kind == "item"
-    assert view.answer_offered and view.task_text == "A lock."
+    assert view.held == "key_A (small key), note_B (note)" and view.hints == ["open the safe"]
+    assert (
+        view.view_kind == "item" and view.subject == "safe_lock" and view.where == "west side of room - lock"
+    )
+    assert view.answer_offered and view.actions == ["step_back", "<ANSWER>your answer</ANSWER>"]
+    assert view.task_text == (
+        "<Last action result>A lock.</Last action result>\nYou are facing the lock safe_lock. To enter an "
+        "answer reply <ANSWER>your answer</ANSWER> (4 digits)."
+    )
+    assert "do not read" not in view.text_scene + view.task_text
+
+
+def test_read_observation_without_data_uses_only_generic_fields():
+    obs = Observation(
+        "player",
+        [TextPart("A lock.")],
+        legal_actions=["step_back", "<ANSWER>12</ANSWER>", "<ANSWER>34</ANSWER>"],
+    )
+    view = read_observation(obs)
+    assert view.view_kind == "item" and view.held == "" and view.hints == [] and view.where == "current view"
+    assert view.actions == ["step_back", "<ANSWER>your answer</ANSWER>"] and view.task_text == "A lock."
+
+
+def test_read_observation_of_the_real_task_reads_its_data():
+    from playbench.core.registry import make_task
+
+    task = make_task("visescape/room-01", hints=True, hint_after=1)
+    task.reset(task.instances(1, 0)[0])
+    for action in ("turn_to_east", "inspect desk", "open", "pick key_A", "step_back", "turn_to_west"):
+        task.step(action)
+    task.step("inspect safe")
+    task.step("inspect safe_lock")
+    view = read_observation(task.observe("player"))
+    assert view.where == "west side of room - close-up of item safe_lock" and view.direction == "west"
+    assert view.view_kind == "item" and view.subject == "safe_lock" and view.held == "key_A (small brass key)"
+    assert (
+        view.hints and view.answer_offered and view.actions == ["step_back", "<ANSWER>your answer</ANSWER>"]
+    )
+    assert view.task_text.startswith("<Last action result>You take a close look at safe_lock.")
+    assert view.task_text.endswith("(4 digits, e.g. <ANSWER>1234</ANSWER>).")
+    assert view.images and view.text_scene == ""
+    task.step("step_back")
+    view = read_observation(task.observe("player"))
+    assert view.view_kind == "object" and view.names == ["safe_lock"]  # the held key is not the view's
 
 
 def test_options_are_checked():

@@ -15,10 +15,11 @@ def test_one_quiz_per_room_and_oracle_passes_at_one():
         task.step(task.oracle_action("player"))
         out = task.outcome()
         assert out.success and out.metrics["pass1"] and out.metrics["pass10"]
+        assert out.termination == "goal_reached"
 
 
 def test_wrong_answers_come_back_as_history_with_reasoning():
-    task = make_task("visescape/quiz-vqa", reasoning=True, attempts=3)
+    task = make_task("visescape/quiz-vqa", reasoning=True, max_steps=3)
     task.reset(task.instances(1, 0)[0])
     r = task.step("[Think] maybe all zeros [Answer] 0000")
     assert r.validity == Validity.INEFFECTIVE
@@ -28,6 +29,7 @@ def test_wrong_answers_come_back_as_history_with_reasoning():
     task.step("[Answer] 9999")
     task.step("[Answer] 8888")
     assert task.done and not task.outcome().success and not task.outcome().metrics["pass10"]
+    assert task.outcome().termination == "step_cap"
 
 
 def test_all_quizzes_option():
@@ -35,7 +37,7 @@ def test_all_quizzes_option():
 
 
 def test_unreadable_replies_use_up_attempts_so_the_quiz_ends():
-    task = make_task("visescape/quiz-vqa", attempts=3, retry_limit=1)
+    task = make_task("visescape/quiz-vqa", max_steps=3, retry_limit=1)
     color_quiz = next(i for i in task.instances(None, 0) if i.kind == "color_order")
     task.reset(color_quiz)
     before = task.observe("player").legal_actions
@@ -46,3 +48,25 @@ def test_unreadable_replies_use_up_attempts_so_the_quiz_ends():
     results = [task.step("1234") for _ in range(5)]
     assert all(r.validity == Validity.UNPARSEABLE for r in results)
     assert task.done and task.outcome().metrics["unreadable"] == 3 and task.outcome().steps == 3
+
+
+def test_state_data_and_the_end_of_a_quiz():
+    task = make_task("visescape/quiz-vqa", max_steps=2, retry_limit=0)
+    task.reset(task.instances(1, 0)[0])
+    answer = task.state()["answer"]
+    digest = task.state_digest()
+    result = task.step("")
+    assert result.validity == Validity.UNPARSEABLE and result.info["attempt_spent"]
+    assert task.state_digest() == digest and task.steps == 1  # the attempt is used up, nothing else changes
+    obs = task.observe("player")
+    assert obs.data["tried"] == [] and obs.data["attempts"] == 2 and obs.data["attempts_used"] == 1
+    assert obs.data["answer_format"] in obs.text
+    r = task.step(task.oracle_action("player"))
+    assert r.feedback == "Correct." and task.done and task.outcome().termination == "goal_reached"
+    assert task.state()["solved"] and task.step("1234").reason == "episode_over"
+    assert task.oracle_action("player") is None
+    again = make_task("visescape/quiz-vqa", max_steps=1)
+    again.reset(again.instances(1, 0)[0])
+    r = again.step("[Answer] 0000" if answer != "0000" else "[Answer] 1111")
+    assert r.feedback.endswith("is wrong. No attempts left.") and again.outcome().termination == "step_cap"
+    assert again.state()["tried"] and not again.state()["solved"]

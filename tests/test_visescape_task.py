@@ -3,6 +3,8 @@
 import io
 import json
 
+import pytest
+
 from playbench.cli import main
 from playbench.core.types import Validity
 from playbench.tasks.visescape.task import VisEscapeTask
@@ -25,7 +27,7 @@ def test_views_and_available_actions():
     assert "<Current Observation>north side of room - wall view</Current Observation>" in obs.text
     assert obs.legal_actions == ["turn_to_east", "turn_to_south", "turn_to_west", "inspect door"]
     play(task, "turn_to_west", "inspect safe")
-    assert task.engine.available(task.state) == ["step_back", "open", "inspect safe_lock"]
+    assert task.engine.available(task.game_state) == ["step_back", "open", "inspect safe_lock"]
     r = task.step("open")
     assert r.validity == Validity.INEFFECTIVE and "safe is locked" in r.feedback
 
@@ -40,7 +42,7 @@ def test_lock_answers_and_brute_force_count():
     task.step(f"[THINK] same again [ACTION] <ANSWER>{wrong}</ANSWER>")
     r = task.step(f"[THINK] the discs match the dots\n[ACTION]\n<ANSWER>{' '.join(answer)}</ANSWER>")
     assert r.validity == Validity.EFFECTIVE and "solved_safe_lock" in r.info["checkpoints"]
-    assert task.engine.rec_state(task.state, "safe") == "closed"  # the auto transition fired
+    assert task.engine.rec_state(task.game_state, "safe") == "closed"  # the auto transition fired
     out = task.outcome()
     assert out.metrics["wrong_answers_distinct"] == 1 and out.metrics["answers"] == 3
     assert out.metrics["locks_solved"] == 1
@@ -67,7 +69,7 @@ def test_use_pick_and_inventory():
     play(task, "step_back", "turn_to_south", "inspect wardrobe")
     r = task.step("use key_A")
     assert r.validity == Validity.EFFECTIVE and r.info["checkpoints"] == ["unlocked_wardrobe"]
-    assert "key_A" not in task.state.held  # consumed
+    assert "key_A" not in task.game_state.held  # consumed
 
 
 def test_unavailable_actions_get_retry_feedback_and_cost_a_step_when_repeated():
@@ -87,7 +89,8 @@ def test_early_stop_after_patience_without_progress():
     for _ in range(10):
         task.step("turn_to_east")
         task.step("turn_to_north") if not task.done else None
-    assert task.done and task.outcome().metrics["ended_by"] == "no_progress"
+    assert task.done and task.outcome().termination == "no_progress"
+    assert "ended_by" not in task.outcome().metrics
     assert task.outcome().metrics["paper_steps"] == 300 and not task.outcome().success
 
 
@@ -164,7 +167,7 @@ def test_llm_agent_plays_through_scripted_server(tmp_path):
     parts = bodies[0]["messages"][-1]["content"]
     assert any(p["type"] == "image_url" for p in parts)
     rec = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
-    assert rec["steps"] == 6 and rec["metrics"]["ended_by"] == "step_cap"
+    assert rec["steps"] == 6 and rec["termination"] == "step_cap"
 
 
 def test_wall_views_fill_the_picture():
@@ -181,7 +184,7 @@ def test_wall_views_fill_the_picture():
         task.reset(task.instances(1, 0)[0])
         views = ViewMaker(task.engine)
         for wall in DIRECTIONS:
-            scale, layout = views.wall_layout(replace(task.state, view=("wall", wall)), wall)
+            scale, layout = views.wall_layout(replace(task.game_state, view=("wall", wall)), wall)
             if not layout:
                 continue
             width = sum(box[2] - box[0] for _, box in layout)
@@ -200,10 +203,10 @@ def test_every_state_change_shows_on_its_wall_and_close_up():
         task = VisEscapeTask(rooms=[rid])
         task.reset(task.instances(1, 0)[0])
         engine, views = task.engine, ViewMaker(task.engine)
-        before = task.state
+        before = task.game_state
         while not task.done:
             task.step(task.oracle_action("player"))
-            after = task.state
+            after = task.game_state
             for r in engine.room.receptacles:
                 shown = [i.id for i in engine.visible_items(after, r.id)]
                 if engine.rec_state(after, r.id) == engine.rec_state(before, r.id) and shown == [
@@ -238,9 +241,134 @@ def test_a_person_escapes_room_01_at_the_terminal(tmp_path, monkeypatch, capsys)
     out = tmp_path / "play"
     assert main(["play", "visescape/room-01", "--out", str(out)]) == 0
     rec = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
-    assert rec["agent"] == "human" and rec["success"] and rec["metrics"]["ended_by"] == "escaped"
+    assert rec["agent"] == "human" and rec["success"] and rec["termination"] == "goal_reached"
     steps = [json.loads(x) for x in (out / rec["trajectory"]).read_text().splitlines()]
     assert steps[0]["validity"] == "invalid" and [s["action"] for s in steps[1:]] == path
     shown = capsys.readouterr().err
     assert shown.count(".png") >= len(path)  # every view saved to a file whose path is printed
     assert "dance with the lamp" in steps[0]["action"] and steps[0]["feedback"]
+
+
+# --- the episode template: terminations, state, data, ids ------------------------------------------------
+
+
+def test_terminations_and_the_end_of_the_episode():
+    task = room01()
+    while not task.done:
+        task.step(task.oracle_action("player"))
+    assert task.outcome().termination == "goal_reached" and task.outcome().success
+    r = task.step("turn_to_east")
+    assert (
+        r.validity == Validity.INVALID and r.reason == "episode_over" and task.oracle_action("player") is None
+    )
+    capped = room01(max_steps=3)
+    play(capped, "turn_to_east", "turn_to_north", "turn_to_east")
+    assert capped.done and capped.outcome().termination == "step_cap"
+    assert capped.outcome().metrics["paper_steps"] == 3 and "ended_by" not in capped.outcome().metrics
+    # when a step reaches the cap and the patience at once, the cap ends it (as the paper counts steps)
+    both = room01(max_steps=4, patience=4)
+    play(both, *["turn_to_east", "turn_to_north"] * 2)
+    assert both.outcome().termination == "step_cap"
+
+
+def test_a_spent_invalid_step_that_ends_the_game_says_so():
+    task = room01(max_steps=2, retry_limit=0)
+    task.step("turn_to_east")
+    r = task.step("dance")
+    assert r.info["step_spent"] and task.done and task.outcome().termination == "step_cap"
+    assert r.feedback.endswith("this one cost a step.) The step limit of 2 is reached; the game is over.")
+
+
+def test_state_covers_the_room_and_ignores_failed_actions():
+    task = room01(retry_limit=0)
+    state = task.state()
+    assert state["view"] == ["wall", "north"] and state["receptacles"]["door"] == "locked"
+    assert state["locks"]["safe_lock"] == {"solved": False, "answer": task.engine.answer("safe_lock")}
+    digest = task.state_digest()
+    for reply in ("", "dance", "inspect safe", "<ANSWER>1</ANSWER>", "[ACTION]"):
+        result = task.step(reply)
+        assert result.validity in (Validity.INVALID, Validity.UNPARSEABLE)
+        assert task.state_digest() == digest, reply  # even when the failed reply spent a step
+    assert task.steps == 5
+    play(task, "turn_to_east", "inspect desk", "open", "pick key_A")
+    state = task.state()
+    assert state["held"] == ["key_A"] and state["gone"] == ["key_A"] and "picked_key_A" in state["triggers"]
+    assert state["receptacles"]["desk"] == "open" and state["view"] == ["rec", "desk"]
+    task.step("inspect key_A")
+    assert task.state()["view"] == ["item", "key_A", ["rec", "desk"]]
+
+
+def test_observation_data_holds_what_the_text_shows():
+    task = room01(hints=True, hint_after=1)
+    data = task.observe("player").data
+    assert data["view"] == {
+        "kind": "wall",
+        "name": "north",
+        "wall": "north",
+        "header": "north side of room - wall view",
+    }
+    assert (
+        data["held"] == [] and data["hint"] is None and data["lock"] is None and data["recent_actions"] == []
+    )
+    assert data["available_actions"] == ["turn_to_east", "turn_to_south", "turn_to_west", "inspect door"]
+    assert "caption" not in data  # image mode: the ground-truth caption is not public
+    play(
+        task,
+        "turn_to_east",
+        "inspect desk",
+        "open",
+        "pick key_A",
+        "step_back",
+        "turn_to_west",
+        "inspect safe",
+    )
+    task.step("inspect safe_lock")
+    obs = task.observe("player")
+    data = obs.data
+    assert (
+        data["view"]["kind"] == "item"
+        and data["view"]["name"] == "safe_lock"
+        and data["view"]["wall"] == "west"
+    )
+    assert f"<Current Observation>{data['view']['header']}</Current Observation>" in obs.text
+    assert data["held"] == [{"id": "key_A", "name": "small brass key"}]
+    assert data["lock"] == {"id": "safe_lock", "answer_format": "4 digits, e.g. <ANSWER>1234</ANSWER>"}
+    assert data["available_actions"] == ["step_back", "<ANSWER>your answer</ANSWER>"]
+    assert (
+        f"<Hint>{data['hint']}</Hint>" in obs.text
+        and f"<Last action result>{data['last_result']}" in obs.text
+    )
+    assert data["recent_actions"][-1] == {
+        "step": 8,
+        "action": "inspect safe_lock",
+        "result": "You take a close look at safe_lock.",
+    }
+    caption = room01(observation="caption").observe("player")
+    assert caption.data["caption"] in caption.text
+
+
+def test_room_ids_are_fixed():
+    from playbench.core.errors import ConfigError
+    from playbench.core.registry import get_spec
+
+    spec = get_spec("visescape/room-01")
+    with pytest.raises(ConfigError, match="run visescape/room-02 instead"):
+        spec.make(rooms="room-02")
+    with pytest.raises(ConfigError, match="room_file defines the task visescape/room-01"):
+        spec.make(room_file="my-room.json")
+    assert spec.make(rooms="room-01").config.room_list() == ["room-01"]
+    assert get_spec("visescape/rooms").make(rooms="room-03").config.room_list() == ["room-03"]
+    assert main(["run", "visescape/room-01", "--agent", "oracle", "--set", "rooms=room-02"]) == 2
+
+
+def test_a_room_file_is_read_afresh(tmp_path):
+    from playbench.tasks.visescape.rooms import load_room
+
+    data = load_room("room-01").model_dump(by_alias=True, exclude_none=True)
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({**data, "id": "mine"}))
+    task = VisEscapeTask(room_file=str(path))
+    assert not task.cache_instances and [i.id for i in task.instances(None, 0)] == ["mine"]
+    path.write_text(json.dumps({**data, "id": "mine-2"}))
+    assert [i.id for i in task.instances(None, 0)] == ["mine-2"]
+    assert VisEscapeTask().cache_instances

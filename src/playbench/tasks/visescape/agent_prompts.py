@@ -19,7 +19,6 @@ SPATIAL = "[SPATIAL MEMORY]"
 INSPECTED = "[INSPECTED OBJECTS]"
 UNINSPECTED = "[UNINSPECTED OBJECTS]"
 ADDITIONAL = "[ADDITIONAL MEMORY]"
-MEMORY_SECTIONS = (SPATIAL, INSPECTED, UNINSPECTED, ADDITIONAL)
 
 # Where the agent splices the current view's image(s) into a prompt (VLM mode).
 IMAGE_SLOT = "\x00IMAGE\x00"
@@ -62,6 +61,17 @@ def action_format(cot: bool, answer_offered: bool) -> str:
 
 def available_block(actions: Sequence[str]) -> str:
     return "You can choose one of these actions: " + ", ".join(actions)
+
+
+def task_notes(last_result: str, lock: str | None, answer_format: str | None) -> str:
+    """What the task reported besides the view, as the agents pass it on with the view: the last action's
+    result and, at a lock, how to enter its answer."""
+    lines = [f"<Last action result>{last_result}</Last action result>"] if last_result else []
+    if lock is not None:
+        lines.append(
+            f"You are facing the lock {lock}. To enter an answer reply <ANSWER>your answer</ANSWER> ({answer_format})."
+        )
+    return "\n".join(lines)
 
 
 def observation_block(where: str, scene: str) -> str:

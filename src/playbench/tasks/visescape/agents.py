@@ -1,7 +1,8 @@
 """The VisEscape agents: the paper's base agent and its memory/feedback/ReAct agent (VisEscaper).
 
-Both read only the generic `Observation` (images, text, `legal_actions`, `feedback`) and write their own
-prompts (`agent_prompts.py`). Both support caption-then-reason: with a `captioner` model (a VLM) every view
+Both read the observation's images, `legal_actions`, `feedback` and the public facts the task puts in
+`Observation.data` (the view, held items, available actions, hint, last result, the lock in view), never its
+text, and write their own prompts (`agent_prompts.py`). Both support caption-then-reason: with a `captioner` model (a VLM) every view
 reaches the reasoning model as that captioner's description and never as an image.
 
 `visescape-base` sees the last `history` (20) observations and actions, the held items, the current view
@@ -44,18 +45,7 @@ _ACTION_MARK = re.compile(r"\[\s*action\s*\]", re.IGNORECASE)
 _THINK_MARK = re.compile(r"\[\s*think\s*\]", re.IGNORECASE)
 _ACTION_LINE = re.compile(r"^\s*\**\s*action\s*\**\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
 _ANSWER_TAG = re.compile(r"<\s*answer\s*>.*?<\s*/\s*answer\s*>", re.IGNORECASE | re.DOTALL)
-_DIRECTION_WORD = re.compile(r"\b(north|east|south|west)\b", re.IGNORECASE)
-_HELD_LINE = re.compile(
-    r"^\s*(?:held items?|items? held|inventory|you (?:are )?hold(?:ing)?)\s*[:\-]\s*(.*)$", re.IGNORECASE
-)
-_HINT_LINE = re.compile(r"^\s*hint\b[^:]*:\s*(.+)$", re.IGNORECASE)
-_ACTIONS_HEADER = re.compile(
-    r"^\s*(?:the )?(?:available actions|actions available|legal actions)\b", re.IGNORECASE
-)
-_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
-_HELD_ID = re.compile(r"(?:^|,)\s*([A-Za-z][A-Za-z0-9_]*)")
 _WRAPPERS = "`*'\"[]"
-_NOTHING = {"", "none", "nothing", "(none)", "(nothing)", "empty", "[]"}
 
 
 # --- reading replies ------------------------------------------------------------------------------------
@@ -155,7 +145,7 @@ def shuffled_actions(actions: Sequence[str], seed: int, turn: int) -> list[str]:
 
 @dataclass
 class ViewInfo:
-    """What the agents take from one generic observation."""
+    """What the agents take from one observation."""
 
     images: list[ImagePart]
     where: str  # "north side of room - close-up of desk", or as much of it as the observation tells
@@ -164,7 +154,7 @@ class ViewInfo:
     subject: str  # the object or item a close-up shows, for captions
     names: list[str]  # objects the available actions name
     text_scene: str  # the view in words when the task sends text instead of an image
-    task_text: str  # the task's remaining text (last result, lock notes) without what the agent rebuilds
+    task_text: str  # what the task reports besides the view: the last action's result, the lock in view
     held: str
     hints: list[str]
     actions: list[str]  # the available actions, a lock's answers collapsed into one ANSWER action
@@ -176,27 +166,6 @@ class ViewInfo:
     @property
     def answer_offered(self) -> bool:
         return any(is_answer(a) for a in self.actions)
-
-
-def _tag(name: str) -> re.Pattern[str]:
-    return re.compile(rf"<\s*{name}\b[^>]*>(.*?)<\s*/\s*{name.split()[0]}[^>]*>", re.IGNORECASE | re.DOTALL)
-
-
-# Blocks a task may send that the agents rebuild themselves (their own history, held items, hints, action
-# list) or read for the view's identity.
-_RECENT_TAG = _tag("Recent actions")
-_HELD_TAG = _tag("Held items")
-_HINT_TAG = _tag("Hint")
-_AVAILABLE_TAG = _tag("Available actions")
-_CURRENT_TAG = _tag("Current Observation")
-_CLOSE_UP = re.compile(r"close-?up of (item )?['\"]?([A-Za-z0-9_]+)", re.IGNORECASE)
-
-
-def _picked(action: str) -> list[str]:
-    norm = normalize_action(action)
-    if norm.startswith("pick ") and " " in action.strip():
-        return [action.strip().split(" ", 1)[1].strip()]
-    return []
 
 
 def collapse_answers(actions: Sequence[str]) -> list[str]:
@@ -211,58 +180,34 @@ def collapse_answers(actions: Sequence[str]) -> list[str]:
     return out
 
 
-def _strip_action_list(text: str, action_keys: set[str]) -> list[str]:
-    kept: list[str] = []
-    skipping_list = False
-    for line in text.splitlines():
-        bare = _BULLET.sub("", line).strip()
-        if _ACTIONS_HEADER.match(line):
-            # an inline list ends with its line; a header line is followed by one action per line
-            skipping_list = not line.split(":", 1)[-1].strip()
-            continue
-        if bare and normalize_action(bare) in action_keys and (skipping_list or _BULLET.match(line)):
-            continue
-        skipping_list = skipping_list and not line.strip()
-        kept.append(line)
-    return kept
+# the task's view kinds as the caption prompts name them
+VIEW_KINDS = {"wall": "wall", "receptacle": "object", "item": "item"}
 
 
 def read_observation(observation: Observation) -> ViewInfo:
-    """The view, held items, hints and actions of an observation, from tagged blocks or plain lines."""
-    actions = collapse_answers(observation.legal_actions)
-    text = observation.text
-    held = ""
-    hints = [" ".join(m.split()) for m in _HINT_TAG.findall(text)]
-    held_tags = _HELD_TAG.findall(text)
-    if held_tags:
-        held = held_tags[-1].strip()
-    current = " ".join(" ".join(_CURRENT_TAG.findall(text)).split())
-    for pattern in (_RECENT_TAG, _HELD_TAG, _HINT_TAG, _AVAILABLE_TAG, _CURRENT_TAG):
-        text = pattern.sub("", text)
-    kept = []
-    for line in _strip_action_list(text, {normalize_action(a) for a in actions}):
-        held_match, hint_match = _HELD_LINE.match(line), _HINT_LINE.match(line)
-        if held_match:
-            held = held_match.group(1).strip()
-        elif hint_match:
-            hints.append(hint_match.group(1).strip())
-        elif _ACTION_MARK.search(line) or _THINK_MARK.search(line):
-            continue  # the task's reply-format line: the agents state their own format
-        else:
-            kept.append(line)
-    held = "" if held.lower() in _NOTHING else held
-    # held items can be inspected from anywhere; they are not part of the view a caption describes
-    held_ids = set(_HELD_ID.findall(held)) - {n for a in observation.legal_actions for n in _picked(a)}
-    task_text = "\n".join(ln for ln in kept if ln.strip()).strip()
-    header, _, text_scene = current.partition(":")
-    labels = " ".join(image.label for image in observation.images)
-    where = header.strip() or next((image.label for image in observation.images if image.label), "")
-    found = _DIRECTION_WORD.search(f"{where} {labels}") or _DIRECTION_WORD.search(task_text)
-    direction = found.group(1).lower() if found else ""
-    close_up = _CLOSE_UP.search(f"{where} {labels}")
+    """The view, held items, hints and actions of an observation, from its `data`.
+
+    An observation without `data` (another task's) still gives the images, the actions and its text as
+    the task's words; the view's kind is then guessed from the actions."""
+    data = observation.data
+    view = data.get("view") or {}
+    actions = collapse_answers(data.get("available_actions", observation.legal_actions))
+    held_items = data.get("held") or []
+    held = ", ".join(f"{h['id']} ({h['name']})" for h in held_items)
+    hints = [" ".join(data["hint"].split())] if data.get("hint") else []
+    if data:
+        lock = data.get("lock") or {}
+        notes = prompts.task_notes(data.get("last_result", ""), lock.get("id"), lock.get("answer_format"))
+    else:
+        notes = observation.text
+    task_text = "\n".join(ln for ln in notes.splitlines() if ln.strip()).strip()
+    where = " ".join(str(view.get("header", "")).split())
+    where = where or next((image.label for image in observation.images if image.label), "")
+    direction = str(view.get("wall", ""))
     keys = [normalize_action(a) for a in actions if not is_answer(a)]
-    if close_up:
-        kind, subject = ("item" if close_up.group(1) else "object"), close_up.group(2)
+    if view:
+        kind = VIEW_KINDS[view["kind"]]
+        subject = "" if kind == "wall" else str(view["name"])
     elif any(k.startswith("turn_to_") for k in keys):
         kind, subject = "wall", ""
     elif all(k == "step_back" or k.startswith("pick ") for k in keys):
@@ -272,11 +217,13 @@ def read_observation(observation: Observation) -> ViewInfo:
         kind, subject = "object", where
     if not where:
         where = f"{direction} side of room" if direction else "current view"
+    held_ids = {h["id"] for h in held_items}
     names = [
         a.strip().split(" ", 1)[1].strip()
-        for a in observation.legal_actions
+        for a in actions
         if normalize_action(a).startswith(("inspect ", "pick ", "press ")) and " " in a.strip()
     ]
+    caption = " ".join(str(data.get("caption", "")).split())
     return ViewInfo(
         images=list(observation.images),
         where=where,
@@ -284,7 +231,7 @@ def read_observation(observation: Observation) -> ViewInfo:
         view_kind=kind,
         subject=subject,
         names=list(dict.fromkeys(n for n in names if n.lower() != subject.lower() and n not in held_ids)),
-        text_scene=text_scene.strip() or (task_text if not observation.images else ""),
+        text_scene=caption or (task_text if not observation.images else ""),
         task_text=task_text,
         held=held,
         hints=hints,

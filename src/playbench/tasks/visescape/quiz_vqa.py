@@ -2,8 +2,9 @@
 
 The model gets the clue's close-up and the lock's close-up, is told the first is the hint for the
 second, and answers; a wrong answer comes back with the list of answers tried so far (and, with
-reasoning, the reasoning that led to the last one) for up to `attempts` tries. pass@1 = solved at
-the first try, pass@10 = solved within ten.
+reasoning, the reasoning that led to the last one) for up to `max_steps` (10) tries. pass@1 = solved
+at the first try, pass@10 = solved within ten. The episode ends `goal_reached` on the right answer,
+else `step_cap` when the tries are used up.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
-from playbench.core.task import Instance, Task, TaskConfig, derive_seed
+from playbench.core.task import Instance, TaskConfig, derive_seed
+from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, StepResult, TextPart, Validity
 from playbench.tasks.visescape.engine import ANSWER_RE, Engine, GameState
 from playbench.tasks.visescape.quizzes import get_kind
@@ -34,7 +37,7 @@ PLAIN_TAIL = "Reply with the password only, nothing else."
 
 class QuizVQAConfig(TaskConfig):
     reasoning: bool = False
-    attempts: int = Field(10, ge=1, le=50)
+    max_steps: int = Field(10, ge=1, le=50)  # attempts at the quiz (pass@10 needs 10)
     quizzes: Literal["first", "all"] = "first"  # first: one quiz per room (the paper's 20)
     answer_candidates: int = Field(4, ge=1, le=20)
     retry_limit: int = Field(3, ge=0)  # free re-asks after an unreadable reply before it costs an attempt
@@ -48,17 +51,13 @@ class QuizVQAInstance(Instance):
     params: dict[str, Any]
 
 
-class QuizVQATask(Task):
+class QuizVQATask(EpisodeTask):
     Config: ClassVar[type[TaskConfig]] = QuizVQAConfig
     InstanceModel: ClassVar[type[Instance]] = QuizVQAInstance
     instance_label: ClassVar[str] = "visescape quiz"
     roles: ClassVar[tuple[str, ...]] = ("player",)
 
     config: QuizVQAConfig
-
-    def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
-        super().__init__(config, **options)
-        self._inst: QuizVQAInstance | None = None
 
     def _quiz_list(self) -> list[tuple[str, str]]:
         out = []
@@ -68,10 +67,8 @@ class QuizVQATask(Task):
             out += [(rid, q.id) for q in quizzes]
         return out
 
-    def instances(self, n: int | None, seed: int) -> list[Instance]:
+    def _instances(self, n: int | None, seed: int) -> list[Instance]:
         """The rooms' own quizzes first (seed 0 in room order, else a seeded order); then variants."""
-        if n is not None and n < 0:
-            raise ConfigError(f"the number of instances must be >= 0, got {n}")
         base = self._quiz_list()
         if seed != 0:
             random.Random(derive_seed("visescape-vqa-order", seed)).shuffle(base)
@@ -88,15 +85,11 @@ class QuizVQATask(Task):
             out.append(QuizVQAInstance(id=name, room=rid, quiz=qid, kind=quiz.kind, params=params))
         return out
 
-    def reset(self, instance: Instance) -> None:
-        if not isinstance(instance, QuizVQAInstance):
-            instance = self.load_instance(instance.model_dump())
-        assert isinstance(instance, QuizVQAInstance)
+    def _begin(self, instance: QuizVQAInstance) -> None:
         room = load_room(instance.room)
         quiz = next((q for q in room.quizzes if q.id == instance.quiz), None)
         if quiz is None:
             raise ConfigError(f"room {instance.room} has no quiz {instance.quiz!r}")
-        self._inst = instance
         self._quiz = quiz
         self._kind = get_kind(instance.kind)
         params = quiz_params(room)
@@ -105,21 +98,21 @@ class QuizVQATask(Task):
         self._tried: list[str] = []
         self._last_reasoning = ""
         self._solved_at: int | None = None
-        self._steps = 0
         self._unreadable = 0
         self._retries = 0
         self._feedback = ""
         self._images: tuple[bytes, bytes] | None = None
 
-    def _require(self) -> QuizVQAInstance:
-        if self._inst is None:
-            raise RuntimeError("call reset(instance) before playing")
-        return self._inst
-
-    @property
-    def done(self) -> bool:
-        self._require()
-        return self._solved_at is not None or self._steps >= self.config.attempts
+    def state(self) -> dict[str, Any]:
+        """The quiz's state: its answer, whether it is solved and the wrong answers tried so far (shown
+        back every turn). Not the attempt count, the reasoning shown back or the feedback."""
+        inst = self.instance
+        return {
+            "quiz": inst.id,
+            "answer": self._kind.answer(inst.params),
+            "solved": self._solved_at is not None,
+            "tried": list(self._tried),
+        }
 
     def _views(self) -> tuple[bytes, bytes]:
         if self._images is None:
@@ -146,16 +139,18 @@ class QuizVQATask(Task):
             self._images = (vm.image(clue_state), vm.image(lock_state))
         return self._images
 
-    def observe(self, role: str) -> Observation:
-        inst = self._require()
+    def _observe(self, role: str) -> Observation:
+        inst = self.instance
         clue, lock = self._views()
+        answer_format = self._kind.answer_format(inst.params).split(", e.g.")[0]
+        reasoning = self._last_reasoning if self.config.reasoning and self._tried else ""
         history = ""
         if self._tried:
             history = (
                 f"You have already tried these answers and they were all wrong: {', '.join(self._tried)}."
             )
-            if self.config.reasoning and self._last_reasoning:
-                history += f" Your reasoning for the last one was: {self._last_reasoning}"
+            if reasoning:
+                history += f" Your reasoning for the last one was: {reasoning}"
         if self._feedback.startswith("No answer"):
             history = f"{history}\n{self._feedback}".strip()
         parts = [
@@ -165,12 +160,20 @@ class QuizVQATask(Task):
             ImagePart(lock, label="lock"),
             TextPart(
                 "Image 1 is a hint for the password of the lock shown in image 2. Work out the lock's password "
-                f"from the hint image ({self._kind.answer_format(inst.params).split(', e.g.')[0]})."
-                + (f"\n{history}" if history else "")
+                f"from the hint image ({answer_format})." + (f"\n{history}" if history else "")
             ),
             TextPart(THINK_TAIL if self.config.reasoning else PLAIN_TAIL),
         ]
-        rng = random.Random(derive_seed("visescape-vqa-guess", inst.id, self._steps))
+        # seeded by the answers entered, so an unreadable reply (even one that uses up an attempt) keeps them
+        rng = random.Random(derive_seed("visescape-vqa-guess", inst.id, self._steps - self._unreadable))
+        data: dict[str, Any] = {
+            "answer_format": answer_format,
+            "tried": list(self._tried),
+            "last_reasoning": reasoning or None,
+            "last_result": self._feedback,
+            "attempts_used": self._steps,
+            "attempts": self.config.max_steps,
+        }
         return Observation(
             role=role,
             parts=parts,
@@ -180,6 +183,7 @@ class QuizVQATask(Task):
             else self._kind.guesses(inst.params, rng, self.config.answer_candidates),
             feedback=self._feedback,
             step=self._steps,
+            data=data,
         )
 
     def _read(self, text: str) -> tuple[str, str]:
@@ -195,52 +199,62 @@ class QuizVQATask(Task):
         lines = [ln.strip() for ln in answer.splitlines() if ln.strip()]
         return (lines[0] if lines else ""), reasoning
 
-    def step(self, action_text: str) -> StepResult:
-        inst = self._require()
-        if self.done:
-            return StepResult(
-                Validity.INVALID, "This quiz is over; no more answers are accepted.", reason="episode_over"
-            )
-        answer, reasoning = self._read(action_text if isinstance(action_text, str) else str(action_text))
+    def _parse(self, text: str) -> tuple[str, str] | ParseError:
+        answer, reasoning = self._read(text)
         if not self._kind.normalize(answer):
-            # an unreadable reply is asked again for free a few times (nothing changes), then it uses up an
-            # attempt like a wrong guess, so a model that never answers readably still ends the quiz
-            self._retries += 1
-            spent = self._retries > self.config.retry_limit
-            if spent:
-                self._retries = 0
-                self._steps += 1
-                self._unreadable += 1
-            self._feedback = (
-                f"No answer could be read; reply with the password ({self._kind.answer_format(inst.params)})."
-                + (" That used up an attempt." if spent else "")
-                + (" No attempts left." if self.done else "")
+            fmt = self._kind.answer_format(self.instance.params)
+            return ParseError(
+                f"No answer could be read; reply with the password ({fmt}).", reason="no_answer"
             )
-            return StepResult(
-                Validity.UNPARSEABLE, self._feedback, reason="no_answer", info={"attempt_spent": spent}
-            )
+        return answer, reasoning
+
+    def _on_parse_error(self, error: ParseError) -> StepResult:
+        # an unreadable reply is asked again for free a few times (nothing changes), then it uses up an
+        # attempt like a wrong guess, so a model that never answers readably still ends the quiz
+        self._retries += 1
+        spent = self._retries > self.config.retry_limit
+        if spent:
+            self._retries = 0
+            self._unreadable += 1
+        feedback = error.message + (" That used up an attempt." if spent else "")
+        return StepResult(Validity.UNPARSEABLE, feedback, reason=error.reason, info={"attempt_spent": spent})
+
+    def _apply(self, parsed: tuple[str, str]) -> StepResult:
+        answer, reasoning = parsed
         self._retries = 0
-        self._steps += 1
-        if self._kind.is_correct(inst.params, answer):
-            self._solved_at = self._steps
-            self._feedback = "Correct."
-            return StepResult(Validity.EFFECTIVE, self._feedback, parsed=answer)
+        attempt = self._steps + 1  # the template counts this attempt right after `_apply`
+        if self._kind.is_correct(self.instance.params, answer):
+            self._solved_at = attempt
+            return StepResult(Validity.EFFECTIVE, "Correct.", parsed=answer, info={"correct": True})
         shown = answer if len(answer) <= 40 else answer[:37] + "..."
         if shown not in self._tried:
             self._tried.append(shown)
         self._last_reasoning = reasoning[:800]
-        self._feedback = f"'{shown}' is wrong." + (" No attempts left." if self.done else " Try again.")
-        return StepResult(Validity.INEFFECTIVE, self._feedback, parsed=answer)
+        return StepResult(
+            Validity.INEFFECTIVE, f"'{shown}' is wrong.", parsed=answer, info={"correct": False}
+        )
 
-    def oracle_action(self, role: str) -> str | None:
-        inst = self._require()
-        if self.done:
-            return None
-        answer = self._kind.answer(inst.params)
+    def _counts_step(self, role: str, result: StepResult) -> bool:
+        # every answer is an attempt; an unreadable reply only once its free re-asks are used up
+        return result.validity != Validity.UNPARSEABLE or bool(result.info.get("attempt_spent"))
+
+    def _check_end(self, result: StepResult) -> Termination | None:
+        return Termination.GOAL_REACHED if self._solved_at is not None else None
+
+    def _end_feedback(self, termination: Termination) -> str:
+        return "No attempts left." if termination == Termination.STEP_CAP else ""
+
+    def _after_step(self, role: str, result: StepResult) -> None:
+        if result.validity == Validity.INEFFECTIVE and not self.done:
+            result.feedback += " Try again."
+        self._feedback = result.feedback
+
+    def _oracle(self, role: str) -> str | None:
+        answer = self._kind.answer(self.instance.params)
         return f"[Think] The hint gives the password.\n[Answer] {answer}" if self.config.reasoning else answer
 
-    def outcome(self) -> EpisodeResult:
-        inst = self._require()
+    def _outcome(self) -> EpisodeResult:
+        inst = self.instance
         solved = self._solved_at is not None
         metrics = {
             "room": inst.room,

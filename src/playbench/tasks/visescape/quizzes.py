@@ -88,7 +88,6 @@ def _scatter(seed: int, groups: list[int], area: dw.Box, size: float) -> list[tu
 class QuizKind(ABC):
     name: str = ""
     answer_type: str = "digits"  # digits | letters | colors | directions
-    description: str = ""
 
     @abstractmethod
     def generate(self, rng: random.Random) -> dict[str, Any]: ...
@@ -217,8 +216,9 @@ def _marked_wheel_lock(
 
 
 class ColorDigits(QuizKind):
+    """Clue: coloured discs each bearing a digit; lock: digit wheels marked with coloured dots."""
+
     name = "color_digits"
-    description = "clue: coloured discs each bearing a digit; lock: digit wheels marked with coloured dots"
 
     def generate(self, rng: random.Random) -> dict[str, Any]:
         colors = rng.sample(QUIZ_COLORS, 4)
@@ -335,10 +335,9 @@ class _CountingQuiz(QuizKind):
 
 
 class ShapeCount(_CountingQuiz):
+    """Clue: a picture of scattered shapes; lock: digit wheels marked with shapes (count each shape)."""
+
     name = "shape_count"
-    description = (
-        "clue: a picture of scattered shapes; lock: digit wheels marked with shapes (count each shape)"
-    )
     key = "shapes"
     max_count = 6
     mark_scale = 0.42
@@ -367,8 +366,9 @@ class ShapeCount(_CountingQuiz):
 
 
 class ColorCount(_CountingQuiz):
+    """Clue: scattered coloured dots; lock: digit wheels marked with colours (count each colour)."""
+
     name = "color_count"
-    description = "clue: scattered coloured dots; lock: digit wheels marked with colours (count each colour)"
     key = "colors"
     max_count = 7
     mark_scale = 0.45
@@ -395,11 +395,10 @@ class ColorCount(_CountingQuiz):
 
 
 class ColorOrder(QuizKind):
+    """Clue: a row of coloured bars; lock: a panel of coloured buttons pressed in the clue's order."""
+
     name = "color_order"
     answer_type = "colors"
-    description = (
-        "clue: a row of coloured bars; lock: a panel of coloured buttons pressed in the clue's order"
-    )
 
     def generate(self, rng: random.Random) -> dict[str, Any]:
         order = rng.sample(QUIZ_COLORS, 4)
@@ -466,9 +465,10 @@ class ColorOrder(QuizKind):
 
 
 class ShapeLetters(QuizKind):
+    """Clue: shapes each holding a letter; lock: letter wheels marked with shapes."""
+
     name = "shape_letters"
     answer_type = "letters"
-    description = "clue: shapes each holding a letter; lock: letter wheels marked with shapes"
 
     def generate(self, rng: random.Random) -> dict[str, Any]:
         word = rng.choice(WORDS)
@@ -523,8 +523,9 @@ class ShapeLetters(QuizKind):
 
 
 class ClockTime(QuizKind):
+    """Clue: an analog clock showing a time; lock: four digit wheels under a clock icon (HHMM)."""
+
     name = "clock_time"
-    description = "clue: an analog clock showing a time; lock: four digit wheels under a clock icon (HHMM)"
 
     def generate(self, rng: random.Random) -> dict[str, Any]:
         return {"hour": rng.randint(1, 12), "minute": rng.choice(range(5, 60, 5))}
@@ -569,9 +570,10 @@ class ClockTime(QuizKind):
 
 
 class ArrowOrder(QuizKind):
+    """Clue: a row of arrows; lock: a direction pad (enter the arrows' directions in order)."""
+
     name = "arrow_order"
     answer_type = "directions"
-    description = "clue: a row of arrows; lock: a direction pad (enter the arrows' directions in order)"
 
     def generate(self, rng: random.Random) -> dict[str, Any]:
         return {"arrows": [rng.choice(DIRECTION_WORDS) for _ in range(4)], "color": rng.choice(QUIZ_COLORS)}

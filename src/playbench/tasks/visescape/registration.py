@@ -5,6 +5,8 @@ from playbench.core.registry import register
 ROOMS = "playbench.tasks.visescape.task:VisEscapeTask"
 ROOM_COUNT = 20
 
+# Each id is one shipped room (`fixed`): `visescape/room-01 --set rooms=room-02` is refused, naming
+# visescape/room-02, and no room file replaces it. `visescape/rooms` plays all twenty by default.
 for _k in range(1, ROOM_COUNT + 1):
     _room = f"room-{_k:02d}"
     # `visescape/rooms` plays these same rooms; `playbench run visescape` runs that, not each twice
@@ -13,7 +15,7 @@ for _k in range(1, ROOM_COUNT + 1):
         ROOMS,
         description=f"VisEscape escape room {_room}",
         default=False,
-        rooms=[_room],
+        fixed={"rooms": _room, "room_file": None},
     )
 register("visescape/rooms", ROOMS, description="VisEscape: all twenty escape rooms", rooms=["all"])
 register(

@@ -9,7 +9,6 @@ layout, logic and oracle length.
 from __future__ import annotations
 
 import random
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +33,9 @@ def room_ids() -> list[str]:
     return list(room_files())
 
 
-@lru_cache(maxsize=64)
 def load_room(room_id_or_path: str) -> Room:
-    """A shipped room by id (`room-01`) or any room file by path."""
+    """A shipped room by id (`room-01`) or any room file by path (read afresh: a room loads in well under
+    a millisecond, and a file being authored may change between two calls)."""
     files = room_files()
     if room_id_or_path in files:
         room = load_room_file(files[room_id_or_path])

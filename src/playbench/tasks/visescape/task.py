@@ -3,8 +3,12 @@
 One episode is one trial in one room: the agent starts facing a wall, sees one view per turn (an
 image, or the ground-truth caption with `--set observation=caption`), the last actions with their
 results, its held items and the available actions, and answers with one action. The game ends on
-escaping, at the step cap (300) or after 100 steps without reaching a new checkpoint. With
-`--set hints=true` the next checkpoint's hint is shown after 30 steps without progress.
+escaping (termination `goal_reached`), at the step cap (`step_cap`, `max_steps` = 300) or after 100
+steps without reaching a new checkpoint (`no_progress`). With `--set hints=true` the next checkpoint's
+hint is shown after 30 steps without progress.
+
+`Observation.data` carries what the text shows as values (the view, held items, available actions,
+recent actions, last result, hint, the lock in view); the paper's agents (`agents.py`) read it.
 """
 
 from __future__ import annotations
@@ -16,11 +20,21 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
+from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
-from playbench.core.task import Instance, Task, TaskConfig, derive_seed
+from playbench.core.task import Instance, TaskConfig, derive_seed
+from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
 from playbench.tasks.visescape import metrics as vm
-from playbench.tasks.visescape.engine import ANSWER_ACTION, ANSWER_RE, Engine, GameState, Outcome
+from playbench.tasks.visescape.engine import (
+    ANSWER_ACTION,
+    ANSWER_RE,
+    Engine,
+    GameState,
+    Outcome,
+    View,
+    view_wall,
+)
 from playbench.tasks.visescape.rooms import load_room, quiz_params, room_ids
 from playbench.tasks.visescape.schema import Room
 from playbench.tasks.visescape.validator import check_room, clues_read, shortest_path
@@ -42,7 +56,8 @@ REPLY_FORMAT = (
 )
 FORMAT_WORDS = re.compile(r"^(?:\[?action\]?\s*[:\-]?\s*)", re.IGNORECASE)
 ROOM_SET = "all"
-ORACLE_STEPS: dict[str, int] = {}  # "room|variant" -> oracle steps of the validated room
+# what an action must look like to be an action at all (else it is unparseable, not merely unavailable)
+ACTION_GRAMMAR = re.compile(r"(turn_to_\w+|step_back|(inspect|pick|use|press) \S+|[a-z][a-z0-9_]*)")
 
 
 class VisEscapeConfig(TaskConfig):
@@ -94,7 +109,7 @@ def _variant_seed(seed: int, pass_no: int, room: str) -> int:
     return derive_seed("visescape-variant", seed, pass_no, room) % 10**9
 
 
-class VisEscapeTask(Task):
+class VisEscapeTask(EpisodeTask):
     Config: ClassVar[type[TaskConfig]] = VisEscapeConfig
     InstanceModel: ClassVar[type[Instance]] = VisEscapeInstance
     instance_label: ClassVar[str] = "visescape"
@@ -102,14 +117,13 @@ class VisEscapeTask(Task):
 
     config: VisEscapeConfig
 
-    def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
-        super().__init__(config, **options)
-        self._engine: Engine | None = None
+    @property
+    def cache_instances(self) -> bool:  # type: ignore[override]
+        # a user's room file may change between two calls in one process; the shipped rooms do not
+        return self.config.room_file is None
 
     # --- instances -----------------------------------------------------------------------------
-    def instances(self, n: int | None, seed: int) -> list[Instance]:
-        if n is not None and n < 0:
-            raise ConfigError(f"the number of instances must be >= 0, got {n}")
+    def _instances(self, n: int | None, seed: int) -> list[Instance]:
         rooms = self.config.room_list()
         if seed != 0:  # other seeds visit the rooms in a seeded order
             rooms = list(rooms)
@@ -124,21 +138,20 @@ class VisEscapeTask(Task):
         return out
 
     def make_instance(self, room_ref: str, variant: int | None) -> VisEscapeInstance:
+        """One room (as authored, or a seeded variant), validated; `optimal_steps` is its oracle length."""
         room = load_room(room_ref)
         params = quiz_params(room, variant)
-        key = f"{room_ref}|{variant}"
-        if key not in ORACLE_STEPS:  # validating a room takes a few breadth-first searches: once per process
-            ORACLE_STEPS[key] = check_room(room, params).oracle_steps
         name = room.id if variant is None else f"{room.id}-v{variant}"
         return VisEscapeInstance(
-            id=name, room=room_ref, variant=variant, quiz_params=params, optimal_steps=ORACLE_STEPS[key]
+            id=name,
+            room=room_ref,
+            variant=variant,
+            quiz_params=params,
+            optimal_steps=check_room(room, params).oracle_steps,
         )
 
     # --- episode -------------------------------------------------------------------------------
-    def reset(self, instance: Instance) -> None:
-        if not isinstance(instance, VisEscapeInstance):
-            instance = self.load_instance(instance.model_dump())
-        assert isinstance(instance, VisEscapeInstance)
+    def _begin(self, instance: VisEscapeInstance) -> None:
         room = load_room(instance.room)
         params = instance.quiz_params or quiz_params(room, instance.variant)
         missing = [q.id for q in room.quizzes if q.id not in params]
@@ -146,18 +159,15 @@ class VisEscapeTask(Task):
             raise ConfigError(
                 f"visescape instance {instance.id!r} lacks quiz parameters for {', '.join(missing)}"
             )
-        self._inst = instance
         self._room: Room = room
         self._engine = Engine(room, params)
         from playbench.tasks.visescape.views import ViewMaker  # Pillow work only when observing
 
         self._views = ViewMaker(self._engine)
         self._state: GameState = self._engine.initial_state()
-        self._steps = 0
         self._retries = 0
         self._invalid = 0
         self._last_progress = 0
-        self._ended_by: str | None = None
         self._feedback = ""
         self._log: list[tuple[str, str]] = []  # (action, result) per counted step
         self._reached_at: dict[str, int] = {}
@@ -171,23 +181,33 @@ class VisEscapeTask(Task):
         self._plan: list[str] = []
         self._plan_states: list[tuple[GameState, frozenset[str]]] = []
 
-    def _require(self) -> Engine:
-        if self._engine is None:
-            raise RuntimeError("call reset(instance) before playing")
+    @property
+    def engine(self) -> Engine:
+        """The rules of the room being played."""
+        self._require_episode()
         return self._engine
 
     @property
-    def engine(self) -> Engine:
-        return self._require()
-
-    @property
-    def state(self) -> GameState:
+    def game_state(self) -> GameState:
+        """The current state of the room (view, receptacle states, inventory, triggers)."""
+        self._require_episode()
         return self._state
 
-    @property
-    def done(self) -> bool:
-        self._require()
-        return self._ended_by is not None
+    def state(self) -> dict[str, Any]:
+        """The room's full state: view, receptacle states, inventory, items taken, triggers, locks (with
+        their answers). Not the step count, the action log, the feedback or the hint bookkeeping."""
+        engine, s = self.engine, self._state
+        return {
+            "view": _jsonable_view(s.view),
+            "receptacles": {r.id: engine.rec_state(s, r.id) for r in self._room.receptacles},
+            "held": sorted(s.held),
+            "gone": sorted(s.gone),
+            "triggers": sorted(s.triggers),
+            "locks": {
+                lock: {"solved": engine.solved(s, lock), "answer": engine.answer(lock)}
+                for lock in engine.lock_quiz
+            },
+        }
 
     # --- hints ---------------------------------------------------------------------------------
     def _stuck(self) -> int:
@@ -195,7 +215,7 @@ class VisEscapeTask(Task):
 
     def hint_text(self) -> str | None:
         """The next checkpoint's hint while hint mode is on and the agent is stuck, else None."""
-        engine = self._require()
+        engine = self.engine
         if not self.config.hints or self._stuck() < self.config.hint_after:
             return None
         k = engine.next_checkpoint(self._state)
@@ -204,7 +224,7 @@ class VisEscapeTask(Task):
         return self.format_hint(self._room.checkpoints[k].hint)
 
     def format_hint(self, hint: str) -> str:
-        engine = self._require()
+        engine = self.engine
 
         def answer(m: re.Match[str]) -> str:
             lock = m.group(1)
@@ -234,64 +254,57 @@ class VisEscapeTask(Task):
             return ""
         return FORMAT_WORDS.sub("", lines[-1]).strip()
 
-    def step(self, action_text: str) -> StepResult:
-        engine = self._require()
-        if self.done:
-            return StepResult(
-                Validity.INVALID, "The game is over; no more actions are accepted.", reason="episode_over"
-            )
-        text = action_text if isinstance(action_text, str) else str(action_text)
+    def _parse(self, text: str) -> str | ParseError:
+        """The canonical action of a reply (an answer as `<ANSWER>...</ANSWER>`), whether available or not."""
         raw = self._read_action(text)
-        available = engine.available(self._state)
         if raw.startswith("<ANSWER>"):
+            return raw
+        action = self.engine.canonical(raw) if raw else ""
+        if not action:
+            return ParseError("No action was found in the reply.", reason="unparseable")
+        if ACTION_GRAMMAR.fullmatch(action) is None:
+            return ParseError(_unavailable(action), reason="unavailable", snippet=action)
+        return action
+
+    def _on_parse_error(self, error: ParseError) -> StepResult:
+        return self._reject(error.snippet, error.reason, error.message, unparseable=True)
+
+    def _apply(self, action: str) -> StepResult:
+        available = self.engine.available(self._state)
+        if action.startswith("<ANSWER>"):
             if ANSWER_ACTION not in available:
                 return self._reject(
-                    raw, "not_at_lock", "There is no lock in front of you to answer; inspect a lock first."
+                    action, "not_at_lock", "There is no lock in front of you to answer; inspect a lock first."
                 )
-            if not ANSWER_RE.search(raw).group(1).strip():  # type: ignore[union-attr]
+            if not ANSWER_RE.search(action).group(1).strip():  # type: ignore[union-attr]
                 return self._reject(
-                    raw, "empty_answer", "The answer is empty; write it between <ANSWER> and </ANSWER>."
+                    action, "empty_answer", "The answer is empty; write it between <ANSWER> and </ANSWER>."
                 )
-            action = raw
-        else:
-            action = engine.canonical(raw) if raw else ""
-            if not action or action not in available:
-                if not action:
-                    return self._reject(
-                        "", "unparseable", "No action was found in the reply.", unparseable=True
-                    )
-                grammar = re.fullmatch(
-                    r"(turn_to_\w+|step_back|(inspect|pick|use|press) \S+|[a-z][a-z0-9_]*)", action
-                )
-                return self._reject(action, "unavailable", None, unparseable=grammar is None)
+        elif action not in available:
+            return self._reject(action, "unavailable", _unavailable(action))
         return self._play(action)
 
-    def _reject(self, action: str, reason: str, words: str | None, unparseable: bool = False) -> StepResult:
+    def _reject(self, action: str, reason: str, words: str, unparseable: bool = False) -> StepResult:
         """An unavailable or unreadable action: the paper's retry (nothing changes); repeated ones cost a step."""
-        engine = self._require()
         self._invalid += 1
         self._retries += 1
-        shown = action if len(action) <= 60 else action[:57] + "..."
-        if words is None:
-            words = f"'{shown}' is not available right now."
-        options = ", ".join(engine.available(self._state))
+        options = ", ".join(self.engine.available(self._state))
         feedback = (
             f"{words} Nothing changed. Choose one of the available actions: {options}. If you wanted to "
-            f"'{shown or 'act'}', first take the actions that make it possible (go to the right wall or object)."
+            f"'{_shown(action) or 'act'}', first take the actions that make it possible (go to the right wall or object)."
         )
         spent = self._retries > self.config.retry_limit
         if spent:  # a step is spent so that endless invalid replies still end the game
             self._retries = 0
-            self._count_step(action or "(invalid)", feedback, self._state, [])
+            self._record_step(action or "(invalid)", feedback, [])
             feedback += " (Too many unavailable actions in a row: this one cost a step.)"
-        self._feedback = feedback
         validity = Validity.UNPARSEABLE if unparseable else Validity.INVALID
         return StepResult(
             validity, feedback, parsed=action or None, reason=reason, info={"step_spent": spent}
         )
 
     def _play(self, action: str) -> StepResult:
-        engine = self._require()
+        engine = self.engine
         before = self._state
         if self.hint_text() is not None:
             k = engine.next_checkpoint(before)
@@ -307,44 +320,55 @@ class VisEscapeTask(Task):
                 self._wrong.setdefault(outcome.lock, set()).add(outcome.wrong_answer)
         self._state = outcome.state
         self._read = self._read | clues_read(engine, outcome.state)
-        feedback = outcome.feedback
         new_cps = [t for t in engine.checkpoints if t in outcome.state.triggers and t not in self._reached_at]
-        self._count_step(action, feedback, before, new_cps)
-        if self._ended_by == "escaped":
-            feedback += " You escaped the room!"
-        elif self._ended_by == "step_cap":
-            feedback += f" The step limit of {self.config.max_steps} is reached; the game is over."
-        elif self._ended_by == "no_progress":
-            feedback += (
-                f" No checkpoint was reached in the last {self.config.patience} steps; the game is over."
-            )
-        self._feedback = feedback
+        self._record_step(action, outcome.feedback, new_cps)
         validity = Validity.EFFECTIVE if outcome.changed else Validity.INEFFECTIVE
-        info = {"checkpoints": new_cps, "step": self._steps}
-        return StepResult(validity, feedback, parsed=action, info=info)
+        info: dict[str, Any] = {
+            "checkpoints": new_cps,
+            "fired": outcome.fired,
+            "view": _jsonable_view(self._state.view),
+        }
+        if outcome.lock is not None:
+            info["lock"] = {"id": outcome.lock, "correct": outcome.wrong_answer is None}
+        return StepResult(validity, outcome.feedback, parsed=action, info=info)
 
-    def _count_step(self, action: str, feedback: str, before: GameState, new_cps: list[str]) -> None:
-        engine = self._require()
-        self._steps += 1
+    def _record_step(self, action: str, feedback: str, new_cps: list[str]) -> None:
+        """Bookkeeping of a step that counts; the template counts it right after `_apply`."""
+        number = self._steps + 1
         for t in new_cps:
-            self._reached_at[t] = self._steps
+            self._reached_at[t] = number
         if new_cps:
-            self._last_progress = self._steps
+            self._last_progress = number
         self._log.append((action, feedback))
-        self._gc_curve.append(len(self._reached_at) / len(engine.checkpoints))
-        if engine.cleared(self._state):
-            self._ended_by = "escaped"
-        elif self._steps >= self.config.max_steps:
-            self._ended_by = "step_cap"
-        elif self._stuck() >= self.config.patience:
-            self._ended_by = "no_progress"
+        self._gc_curve.append(len(self._reached_at) / len(self.engine.checkpoints))
+
+    def _counts_step(self, role: str, result: StepResult) -> bool:
+        # every played action counts; a rejected one only once the free retries are used up
+        played = result.validity in (Validity.EFFECTIVE, Validity.INEFFECTIVE)
+        return played or bool(result.info.get("step_spent"))
+
+    def _check_end(self, result: StepResult) -> Termination | None:
+        if self.engine.cleared(self._state):
+            return Termination.GOAL_REACHED
+        # at the last step the cap is the reason, as the paper counts a capped episode
+        if self._steps < self.config.max_steps and self._stuck() >= self.config.patience:
+            return Termination.NO_PROGRESS
+        return None
+
+    def _end_feedback(self, termination: Termination) -> str:
+        if termination == Termination.GOAL_REACHED:
+            return "You escaped the room!"
+        if termination == Termination.STEP_CAP:
+            return f"The step limit of {self.config.max_steps} is reached; the game is over."
+        return f"No checkpoint was reached in the last {self.config.patience} steps; the game is over."
+
+    def _after_step(self, role: str, result: StepResult) -> None:
+        self._feedback = result.feedback  # shown as the last action's result in the next observation
 
     # --- oracle --------------------------------------------------------------------------------
-    def oracle_action(self, role: str) -> str | None:
+    def _oracle(self, role: str) -> str | None:
         """The next move of a shortest escape that reads each clue before answering its lock."""
-        engine = self._require()
-        if self.done:
-            return None
+        engine = self.engine
         here = (self._state, self._read)
         if not (self._plan_states and self._plan_states[0] == here):
             path, _ = shortest_path(engine, self._state, read=self._read)
@@ -362,14 +386,16 @@ class VisEscapeTask(Task):
     # --- observing -----------------------------------------------------------------------------
     def legal_actions(self) -> list[str]:
         """The available actions, a lock's answer slot replaced by a few random answers."""
-        engine = self._require()
+        engine = self.engine
         out: list[str] = []
         for a in engine.available(self._state):
             if a == ANSWER_ACTION:
                 lock = engine.lock_in_view(self._state)
                 assert lock is not None
                 kind, params = engine.quiz_kind(lock)
-                rng = random.Random(derive_seed("visescape-guess", self._inst.id, lock, self._steps))
+                # seeded by the actions played, so a rejected reply (even one that spends a step) keeps them
+                played = sum(self._situations.values())
+                rng = random.Random(derive_seed("visescape-guess", self.instance.id, lock, played))
                 out += [
                     f"<ANSWER>{g}</ANSWER>" for g in kind.guesses(params, rng, self.config.answer_candidates)
                 ]
@@ -377,30 +403,21 @@ class VisEscapeTask(Task):
                 out.append(a)
         return out
 
-    def held_text(self) -> str:
-        engine = self._require()
-        if not self._state.held:
-            return "none"
-        return ", ".join(f"{i} ({engine.items[i].words})" for i in sorted(self._state.held, key=str.lower))
-
-    def observe(self, role: str) -> Observation:
-        engine = self._require()
-        if role != "player":
-            raise ValueError(f"unknown role {role!r}; this task has only 'player'")
+    def _observe(self, role: str) -> Observation:
+        engine = self.engine
         parts: list[Part] = []
         window = self._log[-self.config.history :] if self.config.history else []
+        first = len(self._log) - len(window) + 1
         if window:
-            first = len(self._log) - len(window) + 1
             lines = "\n".join(f"{first + k}. {a} -> {r}" for k, (a, r) in enumerate(window))
             parts.append(TextPart(f"<Recent actions (oldest to latest)>\n{lines}\n</Recent actions>"))
-        parts.append(TextPart(f"<Held items>{self.held_text()}</Held items>"))
+        held = [{"id": i, "name": engine.items[i].words} for i in sorted(self._state.held, key=str.lower)]
+        held_text = ", ".join(f"{h['id']} ({h['name']})" for h in held) or "none"
+        parts.append(TextPart(f"<Held items>{held_text}</Held items>"))
         header = self._views.header(self._state)
-        if self.config.observation == "caption":
-            parts.append(
-                TextPart(
-                    f"<Current Observation>{header}: {self._views.caption(self._state)}</Current Observation>"
-                )
-            )
+        caption = self._views.caption(self._state) if self.config.observation == "caption" else None
+        if caption is not None:
+            parts.append(TextPart(f"<Current Observation>{header}: {caption}</Current Observation>"))
         else:
             parts.append(TextPart(f"<Current Observation>{header}</Current Observation>"))
             parts.append(ImagePart(self._views.image(self._state), label="view"))
@@ -412,15 +429,36 @@ class VisEscapeTask(Task):
         available = engine.available(self._state) if not self.done else []
         parts.append(TextPart(f"<Available actions>{', '.join(available)}</Available actions>"))
         lock = engine.lock_in_view(self._state)
+        lock_data = None
         if lock is not None:
             kind, params = engine.quiz_kind(lock)
+            lock_data = {"id": lock, "answer_format": kind.answer_format(params)}
             parts.append(
                 TextPart(
                     f"You are facing the lock {lock}. To enter an answer reply <ANSWER>your answer</ANSWER> "
-                    f"({kind.answer_format(params)})."
+                    f"({lock_data['answer_format']})."
                 )
             )
         parts.append(TextPart(REPLY_FORMAT))
+        v = self._state.view
+        data: dict[str, Any] = {
+            "view": {
+                "kind": {"wall": "wall", "rec": "receptacle", "item": "item"}[v[0]],
+                "name": v[1],
+                "wall": view_wall(v, self._room),
+                "header": header,
+            },
+            "held": held,
+            "available_actions": available,
+            "recent_actions": [
+                {"step": first + k, "action": a, "result": r} for k, (a, r) in enumerate(window)
+            ],
+            "last_result": self._feedback,
+            "hint": hint or None,
+            "lock": lock_data,
+        }
+        if caption is not None:
+            data["caption"] = caption
         return Observation(
             role=role,
             parts=parts,
@@ -428,18 +466,19 @@ class VisEscapeTask(Task):
             legal_actions=[] if self.done else self.legal_actions(),
             feedback=self._feedback,
             step=self._steps,
+            data=data,
         )
 
     def caption(self) -> str:
         """The ground-truth caption of the current view."""
-        self._require()
+        self._require_episode()
         return self._views.caption(self._state)
 
     # --- results -------------------------------------------------------------------------------
-    def outcome(self) -> EpisodeResult:
-        engine = self._require()
-        success = self._ended_by == "escaped"
-        optimal = self._inst.optimal_steps or 0
+    def _outcome(self) -> EpisodeResult:
+        engine = self.engine
+        success = self.termination == Termination.GOAL_REACHED
+        optimal = self.instance.optimal_steps or 0
         reached = len(self._reached_at)
         metrics: dict[str, Any] = {
             "room": self._room.id,
@@ -448,7 +487,6 @@ class VisEscapeTask(Task):
             "paper_steps": self._steps if success else self.config.max_steps,
             "checkpoints_reached": reached,
             "checkpoints_total": len(engine.checkpoints),
-            "ended_by": self._ended_by or "unfinished",
             "invalid_actions": self._invalid,
             "answers": self._answers,
             "wrong_answers_distinct": sum(len(v) for v in self._wrong.values()),
@@ -467,3 +505,17 @@ class VisEscapeTask(Task):
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         return vm.summarize(episodes)
+
+
+def _shown(action: str) -> str:
+    """An action as quoted back in feedback (long ones cut)."""
+    return action if len(action) <= 60 else action[:57] + "..."
+
+
+def _unavailable(action: str) -> str:
+    return f"'{_shown(action)}' is not available right now."
+
+
+def _jsonable_view(view: View) -> list[Any]:
+    """A view as JSON data: `["wall", dir]`, `["rec", id]` or `["item", id, parent view]`."""
+    return [_jsonable_view(x) if isinstance(x, tuple) else x for x in view]
