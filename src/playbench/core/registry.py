@@ -55,6 +55,8 @@ class TaskSpec:
                 wanted = {**self.fixed, key: value}
                 other = next((s.id for s in all_specs() if s.suite == self.suite and s.fixed == wanted), None)
                 instead = f"run {other} instead" if other else "it cannot be changed with --set"
+                if self.fixed[key] is None:
+                    raise ConfigError(f"--set {key}={json.dumps(value)}: {self.id} takes no {key}; {instead}")
                 raise ConfigError(
                     f"--set {key}={json.dumps(value)}: {key} defines the task {self.id} "
                     f"({key}={json.dumps(self.fixed[key])}); {instead}"
