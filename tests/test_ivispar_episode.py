@@ -94,7 +94,7 @@ def test_the_state_is_the_board_and_its_goal():
 
 @pytest.mark.parametrize("task_id", PUZZLES)
 def test_observation_data_mirrors_the_states_shown(task_id):
-    task = started(task_id, 2, past_window=1)
+    task = started(task_id, 2, past_window=1, move_results=True)
     first = task.observe("player").data
     assert first["current"] == task.state()["board"] and first["goal"] == task.state()["goal"]
     assert first["past"] == [] and first["max_steps"] == task.max_steps
@@ -105,7 +105,7 @@ def test_observation_data_mirrors_the_states_shown(task_id):
     json.dumps(obs.data)
     # the window holds the last step only: the state it started from, the move and its result
     [past] = obs.data["past"]
-    assert past["state"] == before and past["action"].startswith("move ")
+    assert past["state"] == before and past["action"].startswith("move ")  # shown as the command
     assert past["result"] in obs.text and obs.data["current"] == task.state()["board"]
 
 

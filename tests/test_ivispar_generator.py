@@ -1,4 +1,4 @@
-"""The seeded instance generator and the default dataset."""
+"""The seeded instance generator (`dataset=generated`) and its default set, the paper's design."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from playbench.tasks.ivispar.solver import Solver
 
 @pytest.fixture(scope="module")
 def default_set() -> list[SGPInstance]:
-    return SlidingGeomTask().instances(None, seed=0)
+    return SlidingGeomTask(dataset="generated").instances(None, seed=0)
 
 
 def test_default_set_is_the_papers_grid(default_set):
@@ -44,7 +44,7 @@ def test_every_instance_has_exact_optimal_length_and_no_interference(default_set
 
 
 def test_stored_solution_solves_the_instance(default_set):
-    task = SlidingGeomTask()
+    task = SlidingGeomTask(dataset="generated")
     for inst in default_set[::7]:
         task.reset(inst)
         for action in inst.solution:
@@ -53,14 +53,14 @@ def test_stored_solution_solves_the_instance(default_set):
 
 
 def test_deterministic_and_prefix_stable(default_set):
-    again = SlidingGeomTask().instances(None, seed=0)
+    again = SlidingGeomTask(dataset="generated").instances(None, seed=0)
     assert [i.model_dump() for i in again] == [i.model_dump() for i in default_set]
-    few = SlidingGeomTask().instances(7, seed=0)
+    few = SlidingGeomTask(dataset="generated").instances(7, seed=0)
     assert [i.model_dump() for i in few] == [i.model_dump() for i in default_set[:7]]
-    other = SlidingGeomTask().instances(20, seed=1)
+    other = SlidingGeomTask(dataset="generated").instances(20, seed=1)
     assert [i.id for i in other] != [i.id for i in default_set[:20]]
     # the modality never changes the dataset
-    assert SlidingGeomTask(modality="2d").instances(5, seed=0) == default_set[:5]
+    assert SlidingGeomTask(dataset="generated", modality="2d").instances(5, seed=0) == default_set[:5]
 
 
 def test_small_prefixes_are_diverse(default_set):
@@ -71,14 +71,14 @@ def test_small_prefixes_are_diverse(default_set):
 
 
 def test_more_than_300_continues_with_further_reps(default_set):
-    more = SlidingGeomTask().instances(305, seed=0)
+    more = SlidingGeomTask(dataset="generated").instances(305, seed=0)
     assert more[:300] == default_set
     assert {i.rep for i in more[300:]} == {3}
     assert len({i.id for i in more}) == 305
 
 
 def test_json_round_trip(default_set):
-    task = SlidingGeomTask()
+    task = SlidingGeomTask(dataset="generated")
     for inst in default_set[::13]:
         text = inst.model_dump_json()
         assert SGPInstance.model_validate_json(text) == inst
@@ -89,7 +89,7 @@ def test_json_round_trip(default_set):
     "options", [{"num_geoms": 6, "optimal_length": 9}, {"num_geoms": 11, "optimal_length": 11}]
 )
 def test_fixed_cell_generation(options):
-    task = SlidingGeomTask(**options)
+    task = SlidingGeomTask(dataset="generated", **options)
     insts = task.instances(8, seed=3)
     assert len(insts) == 8 and len({i.id for i in insts}) == 8
     for inst in insts:
@@ -101,14 +101,16 @@ def test_fixed_cell_generation(options):
 
 
 def test_only_num_geoms_set_varies_length():
-    insts = SlidingGeomTask(num_geoms=3).instances(None, seed=0)
+    insts = SlidingGeomTask(dataset="generated", num_geoms=3).instances(None, seed=0)
     assert len(insts) == 30
     assert {i.num_geoms for i in insts} == {3}
     assert {i.optimal_steps for i in insts} == set(range(2, 12))
 
 
 def test_other_boards_and_vocabularies():
-    task = SlidingGeomTask(board_size=[5, 3], colors=["orange", "purple"], shapes=["cone", "prism", "cube"])
+    task = SlidingGeomTask(
+        dataset="generated", board_size=[5, 3], colors=["orange", "purple"], shapes=["cone", "prism", "cube"]
+    )
     insts = task.instances(None, seed=0)
     # 2 colours x 3 shapes allow at most 6 geoms
     assert {i.num_geoms for i in insts} == set(range(2, 7))
@@ -120,10 +122,10 @@ def test_other_boards_and_vocabularies():
 def test_infeasible_cell_is_a_config_error():
     # one geom on a 2x2 board is never more than 2 moves from its goal
     with pytest.raises(ConfigError, match="optimal_length"):
-        SlidingGeomTask(board_size=[2, 2], num_geoms=1, optimal_length=3)
+        SlidingGeomTask(dataset="generated", board_size=[2, 2], num_geoms=1, optimal_length=3)
     # within the per-geom bound, but on a 2x3 board with 5 geoms no interference-free start is
     # more than 12 moves away (exhaustive search): generation gives up with a clear message
-    task = SlidingGeomTask(board_size=[2, 3], num_geoms=5, optimal_length=13)
+    task = SlidingGeomTask(dataset="generated", board_size=[2, 3], num_geoms=5, optimal_length=13)
     with pytest.raises(ConfigError, match="could not generate"):
         task.instances(1, seed=0)
 

@@ -387,28 +387,35 @@ def test_observation_is_one_png_of_the_start_board(default_set):
     puzzle_task = sgp.SlidingGeomTask(modality="2d", image_size=160)
     puzzle_task.reset(inst.puzzle())
     assert png == puzzle_task.image(puzzle_task.board_state, "current")
-    assert "Solution:" in obs.text
+    assert obs.text == "The board:" and "Solution:" in obs.instructions
     assert obs.step == 0 and obs.feedback == ""
     with pytest.raises(ValueError):
         task.observe("expert")
 
 
 def test_instructions_state_the_board_vocabulary_and_format(default_set):
-    task = BoardInferenceTask(board_size="5x4", colors="red,blue", shapes="cube,cone,prism", num_geoms=3)
+    task = BoardInferenceTask(
+        dataset="generated",
+        board_size="5x4",
+        colors="red,blue",
+        shapes="cube,cone,prism",
+        num_geoms=3,
+        extra_facts=True,
+    )
     inst = task.instances(1, 0)[0]
     task.reset(inst)
     text = task.observe("player").instructions
     for needle in (
-        "5x4",
+        "5 by 4",
         "a-e",
         "1-4",
         "bottom to top",
         "Colours: red, blue",
         "Shapes: cube, cone, prism",
-        "<coordinate> <color> <shape>",
+        "<coordinate> <object_color> <object_shape>",
         "', '",
-        "empty tiles",
-        "a cone as a diamond",
+        "empty squares",
+        "a cone as a diamond",  # ours (extra_facts), not the paper's
     ):
         assert needle in text, needle
     example = example_listing(get_board(5, 4), ["red", "blue"], ["cube", "cone", "prism"])
@@ -416,6 +423,12 @@ def test_instructions_state_the_board_vocabulary_and_format(default_set):
     parsed = parse_solution(example, get_board(5, 4), ["red", "blue"], ["cube", "cone", "prism"])
     assert len(parsed.triplets) == 4 and not parsed.issues
     assert len({(t.color, t.shape) for t in parsed.triplets}) == 4
+    paper = BoardInferenceTask()
+    paper.reset(paper.instances(1, 0)[0])
+    text = paper.observe("player").instructions
+    assert "as a circle" not in text and "only the last" not in text
+    # the paper's own example answer (appendix A.1.1)
+    assert "Solution: a3 green sphere, d1 blue cylinder, b4 yellow cube, c2 red pyramid" in text
 
 
 @pytest.mark.parametrize("size", [(2, 2), (3, 2), (4, 4), (6, 5)])
@@ -464,10 +477,12 @@ def test_bad_options_are_config_errors(options, message):
 
 
 def test_options_match_the_puzzle_task():
-    task = BoardInferenceTask(board_size="5x5", num_geoms=4, optimal_length=3, colors="red blue")
+    task = BoardInferenceTask(
+        dataset="generated", board_size="5x5", num_geoms=4, optimal_length=3, colors="red blue"
+    )
     insts = task.instances(3, 5)
     puzzles = sgp.SlidingGeomTask(
-        board_size="5x5", num_geoms=4, optimal_length=3, colors="red blue"
+        dataset="generated", board_size="5x5", num_geoms=4, optimal_length=3, colors="red blue"
     ).instances(3, 5)
     assert [i.id for i in insts] == [p.id for p in puzzles]
     assert all(i.num_geoms == 4 and i.optimal_length == 3 for i in insts)

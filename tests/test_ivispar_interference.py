@@ -44,7 +44,7 @@ def grid(config: SGPConfig, n: int, seed: int) -> list[SGPInstance]:
 
 
 def test_zero_interference_is_the_papers_dataset_unchanged():
-    config = SGPConfig()
+    config = SGPConfig(dataset="generated")
     assert config.interference == 0
     assert config.geom_counts() == DEFAULT_GEOMS and config.lengths() == DEFAULT_LENGTHS
     board = get_board(4, 4)
@@ -81,12 +81,12 @@ def test_generation_is_deterministic_and_round_trips():
     assert make_instance(board, COLORS, SHAPES, 9, 10, 5, 2, interference=4) == a
     assert make_instance(board, COLORS, SHAPES, 9, 10, 6, 2, interference=4) != a
     assert SGPInstance.model_validate_json(a.model_dump_json()) == a
-    assert SlidingGeomTask().load_instance(json.loads(a.model_dump_json())) == a
+    assert SlidingGeomTask(dataset="generated").load_instance(json.loads(a.model_dump_json())) == a
 
 
 @pytest.mark.parametrize("interference", [2, 4, 6])
 def test_default_grid_with_interference(interference):
-    config = SGPConfig(interference=interference)
+    config = SGPConfig(dataset="generated", interference=interference)
     assert min(config.geom_counts()) == interference + 1 and max(config.geom_counts()) == 11
     assert min(config.lengths()) == interference + interference // 2 + 2 and max(config.lengths()) == 11
     for inst in grid(config, 6, seed=0):
@@ -95,20 +95,27 @@ def test_default_grid_with_interference(interference):
 
 def test_configuration_rules():
     with pytest.raises(ValueError, match="even"):
-        SGPConfig(interference=3)
+        SGPConfig(dataset="generated", interference=3)
     with pytest.raises(ValueError, match="exceed the interference by at least 2"):
-        SGPConfig(interference=4, optimal_length=5)
+        SGPConfig(dataset="generated", interference=4, optimal_length=5)
     with pytest.raises(ValueError, match="set optimal_length"):
-        SGPConfig(interference=8)  # no paper length leaves a Manhattan sum of 6
-    assert SGPConfig(interference=8, optimal_length=14, num_geoms=11).lengths() == (14,)
+        SGPConfig(dataset="generated", interference=8)  # no paper length leaves a Manhattan sum of 6
+    assert SGPConfig(dataset="generated", interference=8, optimal_length=14, num_geoms=11).lengths() == (14,)
     with pytest.raises(ValueError, match="set num_geoms"):
-        SGPConfig(interference=6, colors=["red", "blue"], shapes=["cube", "sphere"])  # at most 4 geoms
+        SGPConfig(
+            dataset="generated", interference=6, colors=["red", "blue"], shapes=["cube", "sphere"]
+        )  # at most 4 geoms
     # the length bound counts the Manhattan sum: 2 geoms on 2x2 are at most 4 apart, plus detours
-    assert SGPConfig(board_size=[2, 2], num_geoms=2, interference=2, optimal_length=6).optimal_length == 6
+    assert (
+        SGPConfig(
+            dataset="generated", board_size=[2, 2], num_geoms=2, interference=2, optimal_length=6
+        ).optimal_length
+        == 6
+    )
     with pytest.raises(ValueError, match="unreachable"):
-        SGPConfig(board_size=[2, 2], num_geoms=2, interference=2, optimal_length=8)
+        SGPConfig(dataset="generated", board_size=[2, 2], num_geoms=2, interference=2, optimal_length=8)
     with pytest.raises(ConfigError, match="option 'interference'.*even"):
-        SlidingGeomTask(interference=3)
+        SlidingGeomTask(dataset="generated", interference=3)
 
 
 def test_impossible_cell_is_a_config_error():
@@ -122,7 +129,9 @@ WIRED = "interference" in inspect.getsource(SlidingGeomTask.instances)
 
 @pytest.mark.skipif(not WIRED, reason="sgp.py must pass interference=cfg.interference to make_instance")
 def test_task_generates_the_requested_interference():
-    task = SlidingGeomTask(board_size="5x5", num_geoms=13, optimal_length=12, interference=4)
+    task = SlidingGeomTask(
+        dataset="generated", board_size="5x5", num_geoms=13, optimal_length=12, interference=4
+    )
     insts = task.instances(3, seed=0)
     assert [i.rep for i in insts] == [0, 1, 2]
     for inst in insts:

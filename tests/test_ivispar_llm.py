@@ -11,14 +11,19 @@ from playbench.testing.scripted_server import ScriptedServer, last_user_text
 
 
 def listing(text: str, label: str) -> dict[str, str]:
-    line = re.search(rf"^{label} state: (.*)$", text, re.M).group(1)
-    return {f"{c} {s}": coord for coord, c, s in re.findall(r"([a-z]\d+) (\w+) (\w+)", line)}
+    """The `<COORD> <color> <shape>` lines after "The <label> state is the ... list of coordinates:"."""
+    block = re.search(
+        rf"^The {label} state is the \w+ list of coordinates:\n((?:[A-Z]\d+ \w+ \w+\n)+)", text, re.M
+    )
+    return {
+        f"{c} {s}": coord.lower() for coord, c, s in re.findall(r"([A-Z]\d+) (\w+) (\w+)", block.group(1))
+    }
 
 
 def optimal_reply(request: dict) -> str:
     """A 'model' that reads only the text observation and answers with an optimal move."""
     text = last_user_text(request)
-    goal, cur = listing(text, "Goal"), listing(text, "Current")
+    goal, cur = listing(text, "goal"), listing(text, "active")
     names = sorted(cur)
     board = get_board(4, 4)
     solver = Solver(board, tuple(board.parse_coord(goal[n]) for n in names))
@@ -61,7 +66,7 @@ def test_text_modality_llm_run_solves_with_usage(tmp_path):
         assert r["usage"]["calls"] == r["steps"] and r["usage"]["input_tokens"] > 100
         assert r["metrics"]["actions_effective"] == r["steps"] and r["metrics"]["final_distance"] == 0
     assert n_requests == sum(r["steps"] for r in recs)
-    assert "move <color> <shape> <direction>" in system
+    assert "move <object color> <object shape> <direction>" in system
 
 
 def test_2d_modality_sends_png_data_uris_with_past_window(tmp_path):

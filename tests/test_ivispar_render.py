@@ -42,7 +42,8 @@ def test_images_are_pngs_of_the_configured_size(setup):
     for size in (512, 200):
         task = make_task("ivispar/sgp-2d", image_size=size)
         obs = play(task, inst, actions)
-        assert [im.label for im in obs.images] == ["goal", "past", "past", "current"]
+        # the original's order: past states first, then the goal, the active (current) state last
+        assert [im.label for im in obs.images] == ["past", "past", "goal", "current"]
         for im in obs.images:
             img = decode(im.png)
             assert img.size == (size, size)
@@ -54,7 +55,7 @@ def test_images_are_deterministic_and_state_dependent(setup):
     b = play(make_task("ivispar/sgp-2d"), inst, actions)
     assert [im.png for im in a.images] == [im.png for im in b.images]
     start = play(make_task("ivispar/sgp-2d"), inst, [])
-    assert start.images[0].png == a.images[0].png  # goal image never changes
+    assert start.images[0].png == a.images[-2].png  # goal image never changes
     assert start.images[-1].png != a.images[-1].png  # the current board moved
 
 

@@ -88,18 +88,36 @@ def test_out_of_bounds_is_invalid_and_explained(direction):
     assert task.outcome().metrics["actions_out_of_bounds"] == 1
 
 
-@pytest.mark.parametrize("command", ["move green cube up", "move red sphere up", "move purple banana up"])
-def test_unknown_geom_is_invalid_and_counts_as_illegal(command):
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        ("move green cube up", "'green cube'"),
+        ("move red sphere up", "'red sphere'"),
+        ("move purple banana up", "no geom"),
+    ],
+)
+def test_unknown_geom_moves_nothing_and_is_in_no_class_of_the_paper(command, named):
+    # the original's simulator logs "<name> is not a valid object" and no class (TurnManager.cs)
     task = SlidingGeomTask()
     task.reset(two_geom_instance())
     before = task.board_state
     res = task.step(f"action: {command}")
     assert res.validity is Validity.INVALID and res.reason == "unknown_geom"
     assert res.parsed == command
-    assert "no " in res.feedback and "red cube" in res.feedback and "blue sphere" in res.feedback
+    assert named in res.feedback and "blue sphere" not in res.feedback  # no list of the geoms
     assert task.board_state == before
-    assert task.outcome().metrics["actions_illegal"] == 1
+    m = task.outcome().metrics
+    assert m["actions_unclassified"] == 1 and sum(m[k] for k in COUNTERS) == 0
     assert task.outcome().steps == 1
+
+
+def test_lenient_parser_counts_an_unknown_geom_as_illegal_and_lists_the_geoms():
+    task = SlidingGeomTask(parser="lenient")
+    task.reset(two_geom_instance())
+    res = task.step("move green cube up")  # the lenient parser needs no "action:"
+    assert res.validity is Validity.INVALID and res.reason == "unknown_geom"
+    assert "red cube" in res.feedback and "blue sphere" in res.feedback
+    assert task.outcome().metrics["actions_illegal"] == 1
 
 
 def test_unparseable_counts_as_illegal_and_a_step():
@@ -107,7 +125,7 @@ def test_unparseable_counts_as_illegal_and_a_step():
     task.reset(two_geom_instance())
     res = task.step("I would like to think more")
     assert res.validity is Validity.UNPARSEABLE and res.parsed is None
-    assert "action: move <color> <shape> <direction>" in res.feedback
+    assert "action: move <object color> <object shape> <direction>" in res.feedback
     out = task.outcome()
     assert out.steps == 1 and out.metrics["actions_illegal"] == 1
 
@@ -144,7 +162,9 @@ def test_scripted_episode_classification_and_regret():
     m = out.metrics
     d0 = truth[states[0]]
     assert m["optimal_steps"] == d0 == 2
-    assert m["final_distance"] == 0
+    assert m["final_distance"] == 0 and m["min_distance"] == 0
+    # the distance left after d0 = 2 actions: after "up" (3) and the failed "left" (still 3)
+    assert m["step_deviation"] == truth[states[2]] == 3
     assert m["regret"] == [truth[s] - (d0 - t) for t, s in enumerate(states)]
     assert m["regret"][0] == 0
     assert m["mean_regret"] == pytest.approx(sum(m["regret"]) / len(m["regret"]))
@@ -164,7 +184,7 @@ def test_step_cap_counts_every_action_and_stops():
     out = task.outcome()
     assert not out.success and out.steps == 3
     d0 = out.metrics["optimal_steps"]
-    assert out.metrics["final_distance"] == d0
+    assert out.metrics["final_distance"] == out.metrics["step_deviation"] == d0
     assert out.metrics["regret"] == [t for t in range(4)]
     res = task.step("action: move blue sphere right")
     assert res.validity is Validity.INVALID and res.reason == "episode_over"
@@ -198,7 +218,7 @@ def test_legal_actions_are_exactly_the_state_changing_moves():
             before = probe.board_state
             res = probe.step(f"action: move {color} {shape} {d}")
             changed = probe.board_state != before
-            assert changed == (f"move {color} {shape} {d}" in legal)
+            assert changed == (f"action: move {color} {shape} {d}" in legal)
             assert changed == (res.validity in (Validity.EFFECTIVE, Validity.INEFFECTIVE))
 
 
@@ -233,52 +253,102 @@ def task_ineffective(inst: SGPInstance, action: str) -> bool:
 
 
 # --- observations -----------------------------------------------------------------------------
-def parse_listing(line: str) -> list[tuple[str, str, str]]:
-    body = line.split(":", 1)[1].strip()
-    return [tuple(item.split()) for item in body.split(", ")]
+def listing_after(text: str, title: str) -> list[tuple[str, str, str]]:
+    """The `<COORD> <color> <shape>` lines that follow the line `title` in an observation."""
+    lines = text.splitlines()
+    start = lines.index(title) + 1
+    out = []
+    for line in lines[start:]:
+        parts = line.split()
+        if len(parts) != 3 or not parts[0][0].isupper() or not parts[0][1:].isdigit():
+            break
+        out.append((parts[0], parts[1], parts[2]))
+    return out
 
 
-def test_text_observation_lists_states_in_coordinate_order_with_past_window():
+def test_text_observation_shows_only_the_states_in_the_originals_layout():
     task = make_task("ivispar/sgp", past_window=2)
     inst = task.instances(30, seed=4)[-1]
     task.reset(inst)
     board = inst.board()
     obs = task.observe("player")
-    assert "Past state" not in obs.text and obs.feedback == ""
-    goal_line = next(p for p in obs.text.splitlines() if p.startswith("Goal state:"))
-    cur_line = next(p for p in obs.text.splitlines() if p.startswith("Current state:"))
-    for line, key in ((goal_line, "goal"), (cur_line, "start")):
-        entries = parse_listing(line)
+    assert "Previous state" not in obs.text and obs.feedback == ""
+    goal = listing_after(obs.text, "The goal state is the first list of coordinates:")
+    active = listing_after(obs.text, "The active state is the second list of coordinates:")
+    for entries, key in ((goal, "goal"), (active, "start")):
+        assert all(c[0].isupper() for c, _, _ in entries)  # upper-case coordinates, one per line
         cells = [board.parse_coord(c) for c, _, _ in entries]
-        assert cells == sorted(cells, key=board.sort_key)
-        assert {(c, col, s) for c, col, s in entries} == {
+        assert cells == sorted(cells, key=board.sort_key)  # column, then row (the paper's Figure 2)
+        assert {(c.lower(), col, s) for c, col, s in entries} == {
             (getattr(g, key), g.color, g.shape) for g in inst.geoms
         }
+    assert "current state" not in obs.text.lower().replace("current active", "")
     actions = ["hello", task.observe("player").legal_actions[0], "action: move red cube sideways"]
     for a in actions:
         task.step(a)
     obs = task.observe("player")
-    assert obs.text.count("Past state") == 2
-    assert obs.feedback and obs.feedback in obs.text
+    assert obs.text.count("Previous state") == 2 and obs.feedback == ""
+    # the past actions as the original shows them: the command it cut out of the reply
+    assert f"Previous action 1: {actions[1].removeprefix('action: ')}" in obs.text
+    assert "Previous action 2: move red cube sideways" in obs.text
+    assert "Result" not in obs.text and "of at most" not in obs.text
     assert obs.step == 3
-    assert actions[1] in obs.text  # the canonical move of the older past step is shown
     task0 = make_task("ivispar/sgp", past_window=0)
     task0.reset(inst)
     task0.step("hello")
-    assert "Past state" not in task0.observe("player").text
+    assert "Previous state" not in task0.observe("player").text
 
 
-def test_instructions_name_the_vocabulary_board_and_format():
-    task = make_task("ivispar/sgp", board_size=[5, 3], colors=["red", "orange"], shapes=["cone", "prism"])
-    inst = task.instances(1, seed=0)[0]
-    task.reset(inst)
+def test_after_an_illegal_move_the_default_observation_carries_no_verdict():
+    inst = two_geom_instance()
+    quiet, told = SlidingGeomTask(), SlidingGeomTask(move_results=True, step_counter=True)
+    for task in (quiet, told):
+        task.reset(inst)
+    fixed = quiet.observe("player").parts[-1].text  # the step's constant text (the original's)
+    for action in ("action: move red cube up", "action: move red cube left", "action: move blue cube up"):
+        for task in (quiet, told):
+            task.step(action)
+        obs = quiet.observe("player")
+        assert obs.feedback == "" and obs.parts[-1].text.endswith(fixed.split("## You are also given")[1])
+        shown = "\n".join(p.text for p in obs.parts if hasattr(p, "text") and p is not obs.parts[-1])
+        for word in ("occupied", "out of bounds", "blocked", "failed", "leave the board", "not a geom"):
+            assert word not in shown, (action, word)
+        extra = told.observe("player")
+        assert "Result: " in extra.text and extra.feedback and "of at most 20" in extra.text
+    assert "occupied" in told.observe("player").text or "leave the board" in told.observe("player").text
+
+
+def test_instructions_carry_the_originals_facts_and_extra_facts_adds_ours():
+    task = make_task("ivispar/sgp")
+    task.reset(task.instances(1, 0)[0])
     text = task.observe("player").instructions
-    for word in ["red", "orange", "cone", "prism", "up", "down", "left", "right", "5x3", "a-e", "1-3"]:
+    for word in [
+        "4 by 4",
+        "green, red, blue, yellow",
+        "cube, sphere, pyramid, cylinder",
+        "up, down, left, right",
+    ]:
         assert word in text
-    assert "action: move <color> <shape> <direction>" in text
-    text2d = make_task("ivispar/sgp-2d", colors=["red", "orange"], shapes=["cone", "prism"])
+    assert "move green cube down" in text and "action: <your action>" in text
+    assert "bottom to top" not in text and "raises the row" not in text  # not the original's facts
+    task = make_task(
+        "ivispar/sgp",
+        dataset="generated",
+        board_size=[5, 3],
+        colors=["red", "orange"],
+        shapes=["cone", "prism"],
+        extra_facts=True,
+    )
+    task.reset(task.instances(1, seed=0)[0])
+    text = task.observe("player").instructions
+    for word in ["red", "orange", "cone", "prism", "5 by 3", "A-E", "1-3", "raises the row"]:
+        assert word in text
+    text2d = make_task(
+        "ivispar/sgp-2d", dataset="generated", colors=["red", "orange"], shapes=["cone", "prism"]
+    )
     text2d.reset(text2d.instances(1, seed=0)[0])
-    assert "diamond" in text2d.observe("player").instructions
+    # in 2D the shapes are named by the glyphs the images show, as the original's 2D prompt does
+    assert "Object shapes: diamond, rectangle" in text2d.observe("player").instructions
 
 
 def test_observe_unknown_role_raises():
@@ -316,7 +386,7 @@ def test_bad_config_is_a_clear_config_error(options, words):
 
 
 def test_config_accepts_command_line_strings():
-    task = SlidingGeomTask(board_size="5x6", colors="red,Grey", shapes="square circle")
+    task = SlidingGeomTask(dataset="generated", board_size="5x6", colors="red,Grey", shapes="square circle")
     assert task.config.board_size == [5, 6]
     assert task.config.colors == ["red", "gray"]
     assert task.config.shapes == ["cube", "sphere"]

@@ -81,9 +81,9 @@ def test_text_listing_shows_rows_top_to_bottom_and_every_coordinate():
     assert lines[0] == "4 |  1  2  3  4"
     assert lines[2] == "2 |  9 10  _ 11"
     assert lines[3] == "1 | 13 14 15 12"
-    assert lines[4].split() == ["a", "b", "c", "d"]
-    assert lines[5].startswith("Tiles: 1 a4, 2 b4,") and "11 d2, 12 d1," in lines[5]
-    assert lines[5].endswith("15 c1; empty: c2")
+    assert lines[4].split() == ["A", "B", "C", "D"]  # upper case, as the geom puzzle's text states
+    assert lines[5].startswith("Tiles: 1 A4, 2 B4,") and "11 D2, 12 D1," in lines[5]
+    assert lines[5].endswith("15 C1; empty: C2")
 
 
 def test_valid_moves_are_classified_by_true_distance():
@@ -128,7 +128,8 @@ def test_valid_moves_are_classified_by_true_distance():
             "actions_illegal",
             "no tile 999999...",
         ),
-        ("I give up", Validity.UNPARSEABLE, "format", "actions_illegal", "no 'move'"),
+        ("I give up", Validity.UNPARSEABLE, "format", "actions_illegal", "no 'action: move '"),
+        ("move 7 up", Validity.UNPARSEABLE, "format", "actions_illegal", "no 'action: move '"),
         ("action: move seven up", Validity.UNPARSEABLE, "format", "actions_illegal", "one tile number"),
     ],
 )
@@ -148,15 +149,21 @@ def test_legal_actions_are_exactly_the_state_changing_moves():
     task = SlidingTileTask()
     task.reset(near_goal())
     legal = task.legal_actions()
-    assert legal == ["move 7 down", "move 10 right", "move 11 left", "move 15 up"]
+    assert legal == [
+        "action: move 7 down",
+        "action: move 10 right",
+        "action: move 11 left",
+        "action: move 15 up",
+    ]
     for move in legal:
         task.reset(near_goal())
         assert task.step(move).validity in (Validity.EFFECTIVE, Validity.INEFFECTIVE)
     for tile in range(1, 16):
         for d in ("up", "down", "left", "right"):
             task.reset(near_goal())
-            r = task.step(f"move {tile} {d}")
-            assert (r.validity in (Validity.EFFECTIVE, Validity.INEFFECTIVE)) == (f"move {tile} {d}" in legal)
+            r = task.step(f"action: move {tile} {d}")
+            changed = r.validity in (Validity.EFFECTIVE, Validity.INEFFECTIVE)
+            assert changed == (f"action: move {tile} {d}" in legal)
 
 
 def test_step_cap_default_scales_with_the_optimum_and_max_steps_overrides():
@@ -177,11 +184,19 @@ def test_observation_text_shows_goal_past_window_and_current():
     task.step("action: move 10 right")
     obs = task.observe("player")
     text = obs.text
-    assert text.index("Goal state:") < text.index("Past state (1 move ago):") < text.index("Current state:")
+    # the geom puzzle's paper layout: past states first, then the goal and the active state
+    first, goal, active = "Previous state 1:", "The goal state is the first board:", "The active state is"
+    assert text.index(first) < text.index(goal) < text.index(active)
     assert "move 7 up" not in text  # outside the window of one
-    assert "Your move from that state: move 10 right" in text
-    assert obs.legal_actions == task.legal_actions() and obs.feedback.startswith("move 10 right")
-    assert "bottom-right corner (d1)" in obs.instructions and "move <number> <direction>" in obs.instructions
+    assert "Previous action 1: move 10 right" in text and "Result" not in text
+    assert obs.legal_actions == task.legal_actions() and obs.feedback == ""
+    assert "move <tile number> <direction>" in obs.instructions and "corner" not in obs.instructions
+    told = SlidingTileTask(past_window=1, move_results=True, extra_facts=True)
+    told.reset(near_goal())
+    told.step("action: move 10 right")
+    obs = told.observe("player")
+    assert "Result: move 10 right: tile 10 slid" in obs.text and obs.feedback.startswith("move 10 right")
+    assert "bottom-right corner (D1)" in obs.instructions
 
 
 # --- parser ------------------------------------------------------------------------------------
@@ -437,14 +452,14 @@ def test_2d_images_are_deterministic_pngs():
     task.step("action: move 11 left")
     obs = task.observe("player")
     labels = [i.label for i in obs.images]
-    assert labels == ["goal", "past", "current"]
+    assert labels == ["past", "goal", "current"]
     assert all(i.png.startswith(b"\x89PNG\r\n\x1a\n") for i in obs.images)
     again = SlidingTileTask(modality="2d", image_size=256)
     again.reset(near_goal())
     again.step("action: move 11 left")
     assert [i.png for i in again.observe("player").images] == [i.png for i in obs.images]
-    assert obs.images[0].png != obs.images[2].png
-    assert "How to read the images" in obs.text
+    assert obs.images[1].png != obs.images[2].png
+    assert "## The images" in obs.text and "label active" in obs.text
 
 
 def test_3d_modality_without_its_renderer_is_a_config_error(monkeypatch):
@@ -459,13 +474,19 @@ def test_summarize_groups_by_length():
     for moves in (["move 11 left", "move 12 up"], ["move 7 down"]):
         task.reset(near_goal())
         for m in moves:
-            task.step(m)
+            task.step(f"action: {m}")
         out = task.outcome()
         episodes.append({"success": out.success, "metrics": out.metrics})
     summary = task.summarize(episodes)
     assert summary["regret_curve"]["mean"] == [0.0, 1.0, 1.0]
     assert summary["by_optimal_steps"] == [
-        {"optimal_steps": 2, "n": 2, "success_rate": 0.5, "mean_final_distance": 1.5}
+        {
+            "optimal_steps": 2,
+            "n": 2,
+            "success_rate": 0.5,
+            "mean_step_deviation": 1.5,
+            "mean_final_distance": 1.5,
+        }
     ]
     assert summary["by_length_band"][0]["optimal_steps"] == "1-10"
     assert summary["actions_per_episode"]["actions_effective"] == 1.0

@@ -76,7 +76,7 @@ def command_line(reply: str) -> str:
 
 def parse_move(reply: str) -> ParsedMove | ParseFailure:
     line = command_line(reply)
-    snippet = _shorten(line)
+    snippet = shorten(line)
     if not line:
         where = "after 'action:'" if _ACTION.search(reply) else "in the reply"
         return ParseFailure(f"nothing to read {where}", snippet)
@@ -99,6 +99,6 @@ def parse_move(reply: str) -> ParsedMove | ParseFailure:
     return ParsedMove(normalize_color(first), normalize_shape(second), DIRECTION_WORDS[rest[where]])
 
 
-def _shorten(text: str, limit: int = 80) -> str:
+def shorten(text: str, limit: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -58,6 +58,7 @@ class BoardInferenceConfig(TaskConfig):
     """
 
     modality: Literal["2d", "3d"] = "2d"
+    dataset: Literal["paper", "generated"] = "paper"
     board_size: BoardSize = Field(default_factory=lambda: [4, 4])
     colors: list[str] = Field(default_factory=lambda: ["green", "red", "blue", "yellow"])
     shapes: list[str] = Field(default_factory=lambda: ["cube", "sphere", "pyramid", "cylinder"])
@@ -65,6 +66,7 @@ class BoardInferenceConfig(TaskConfig):
     optimal_length: int | None = None
     labels: bool = True
     image_size: int = Field(512, ge=96, le=4096)
+    extra_facts: bool = False  # state our facts the paper's prompt omits (label places, glyphs, ...)
 
     @field_validator("colors", "shapes", mode="before")
     @classmethod
@@ -91,10 +93,17 @@ class BoardInferenceConfig(TaskConfig):
     def _valid_length(cls, value: int | None, info: ValidationInfo) -> int | None:
         return SGPConfig._valid_length(value, info)
 
+    @model_validator(mode="after")
+    def _paper_board(self) -> BoardInferenceConfig:
+        if self.dataset == "paper" and list(self.board_size) != [4, 4]:
+            raise ValueError("the paper's dataset is 4x4; set dataset=generated for other board sizes")
+        return self
+
     def sgp_config(self, modality: str | None = None) -> SGPConfig:
         """The equivalent `ivispar/sgp` options (what the generator and the renderers take)."""
         return SGPConfig(
             modality=modality or self.modality,
+            dataset=self.dataset,
             board_size=list(self.board_size),
             colors=list(self.colors),
             shapes=list(self.shapes),
@@ -160,8 +169,22 @@ class BoardInferenceInstance(Instance):
 # --- prompts -------------------------------------------------------------------------------
 
 
+PAPER_EXAMPLE = (
+    ("a3", "green", "sphere"),
+    ("d1", "blue", "cylinder"),
+    ("b4", "yellow", "cube"),
+    ("c2", "red", "pyramid"),
+)
+
+
 def example_listing(board: Board, colors: list[str], shapes: list[str]) -> str:
-    """A well-formed answer built from the vocabulary, for the instructions (never a real board)."""
+    """A well-formed answer for the instructions (never the board shown): the paper's example
+    when it fits the board and vocabulary, else one built from the vocabulary."""
+    fits = all(
+        c in colors and s in shapes and board.width >= 4 and board.height >= 4 for _, c, s in PAPER_EXAMPLE
+    )
+    if fits:
+        return solution_line(Triplet(*t) for t in PAPER_EXAMPLE)
     combos = list(
         dict.fromkeys(
             (colors[i % len(colors)], shapes[(i + 2) % len(shapes)]) for i in range(len(colors) * len(shapes))
@@ -174,53 +197,66 @@ def example_listing(board: Board, colors: list[str], shapes: list[str]) -> str:
     return solution_line(Triplet(board.coord(cells[i]), *combos[i]) for i in range(count))
 
 
-def instructions(board: Board, colors: list[str], shapes: list[str], modality: str, labels: bool) -> str:
-    """The system prompt: our own wording of the auxiliary prompt of the paper's appendix A.1.1."""
+def instructions(
+    board: Board, colors: list[str], shapes: list[str], modality: str, labels: bool, extra_facts: bool = False
+) -> str:
+    """The system prompt: our wording of the auxiliary prompt of the paper's appendix A.1.1, with
+    its facts only; `extra_facts` adds ours (where the labels are, which glyph draws which shape,
+    that only the last `Solution:` is read)."""
     last_col, rows = board.column_letters[-1], board.height
     lines = [
-        "Board state inference",
+        "You are a highly capable AI with excellent spatial reasoning. Your task:",
         "",
-        f"You are given one picture of a {board.width}x{board.height} board on which coloured geometric "
-        "objects (geoms) stand. Work out which geom stands on which tile and report all of them.",
+        "## Task",
+        f"1. You are given an image of coloured geometric objects on a {board.width} by {board.height} board.",
+        "2. Analyse the board state and find where every object on the board stands.",
+        "3. Reply with a list of chess-style coordinates, each with its object.",
         "",
-        f"Reading the board: in the picture the columns a-{last_col} go from left to right and the rows "
-        f"1-{rows} go from bottom to top. A tile is named by its column letter followed by its row "
-        "number, e.g. b3 is column b, row 3.",
+        "## The board",
+        "The board's columns, rows and fields are labelled. Columns "
+        f"a-{last_col} run from left to right in the image; rows 1-{rows} run from bottom to top in the image.",
     ]
-    if modality == "2d" and labels:
+    if extra_facts and modality == "2d" and labels:
         lines.append(
             "The letters are printed below the board, the numbers to its left, and every empty tile "
             "shows its own name."
         )
     lines += [
         "",
-        "Each geom has one colour and one shape, and no two geoms have both in common. A tile holds "
-        "at most one geom.",
+        "## The objects",
+        "The objects on the board are each defined by their colour and shape, no two alike:",
         f"Colours: {', '.join(colors)}",
         f"Shapes: {', '.join(shapes)}",
     ]
-    if modality == "2d":
+    if extra_facts and modality == "2d":
         drawn = [f"a {s} as a {SHAPE_GLYPH[s]}" for s in shapes]
         lines.append(f"The picture is seen from above: it draws {', '.join(drawn)}.")
     lines += [
         "",
-        "Answer format:",
-        "- Write 'Solution: ' and then one entry per geom, in any order, with a comma and one space "
-        "(', ') between entries.",
-        f"- Each entry is <coordinate> <color> <shape>: a column letter a-{last_col} with a row number "
-        f"1-{rows}, then one of the colours above, then one of the shapes above, spelled as listed.",
-        "- Include only tiles that hold a geom; say nothing about empty tiles.",
-        "- No quotation marks, no angle brackets, and nothing after the list: no explanation, no "
-        "final full stop.",
-        f"Example: {example_listing(board, colors, shapes)}",
+        "## Answer format",
+        "Begin your answer with 'Solution: ' and list every object, in any order, separated by a comma and "
+        "one space (', '). Write each object in exactly this form:",
+        "<coordinate> <object_color> <object_shape>",
+        f"- coordinate: a letter a-{last_col} followed by a digit 1-{rows};",
+        f"- object_color: exactly one of {', '.join(colors)};",
+        f"- object_shape: exactly one of {', '.join(shapes)}.",
+        "List only coordinates that hold an object; say nothing about empty squares.",
+        "Use no quotation marks and no angle brackets < >.",
+        "Add no text, reasoning or punctuation after the list.",
         "",
-        "If you think out loud, do it before the list: only the last 'Solution:' in your reply is read.",
+        "## Example",
+        example_listing(board, colors, shapes),
+        "",
+        "## Check",
+        "No two objects are on the same coordinate. Every object listed has one of the allowed colours "
+        "and shapes.",
     ]
+    if extra_facts:
+        lines += [
+            "",
+            "If you think out loud, do it before the list: only the last 'Solution:' in your reply is read.",
+        ]
     return "\n".join(lines)
-
-
-def closing() -> str:
-    return f"List every geom on this board. End your reply with: {SOLUTION_TEMPLATE}"
 
 
 # --- the task ------------------------------------------------------------------------------
@@ -279,7 +315,12 @@ class BoardInferenceTask(EpisodeTask):
         self._colors = list(dict.fromkeys([*self.config.colors, *(g.color for g in instance.geoms)]))
         self._shapes = list(dict.fromkeys([*self.config.shapes, *(g.shape for g in instance.geoms)]))
         self._instructions = instructions(
-            self._board, self._colors, self._shapes, self.config.modality, self.config.labels
+            self._board,
+            self._colors,
+            self._shapes,
+            self.config.modality,
+            self.config.labels,
+            self.config.extra_facts,
         )
         self._png: bytes | None = None
         self._listings: list[str] | None = None
@@ -373,11 +414,8 @@ class BoardInferenceTask(EpisodeTask):
         return self._png
 
     def _observe(self, role: str) -> Observation:
-        parts: list[Part] = [
-            TextPart("The board:"),
-            ImagePart(self.image(), label="current"),
-            TextPart(closing()),
-        ]
+        # the image and nothing else beyond a title: the instructions hold the task and the format
+        parts: list[Part] = [TextPart("The board:"), ImagePart(self.image(), label="current")]
         return Observation(
             role=role,
             parts=parts,

@@ -7,7 +7,7 @@ drawn only when its data is present and is guarded on its own, so one bad figure
 |----------------------------------------------|-------------|---------|
 | `ivispar_success_deviation.png`              | Figure 4    | success rate and mean step deviation per agent and modality |
 | `ivispar_action_classes.png`                 | Fig. 5, 11  | mean actions per episode by class (EM, IM, OD, OB, IC) |
-| `ivispar_heatmap_<agent>_<modality>.png`     | Figure 7 top| success and final distance over geoms x optimal length |
+| `ivispar_heatmap_<agent>_<modality>.png`     | Figure 7 top| success and step deviation over geoms x optimal length |
 | `ivispar_board_inference.png`                | Fig. 5, 6   | board inference: geoms per episode by outcome |
 | `ivispar_board_inference_geoms.png`          | Fig. 7 bot. | the same outcomes over the number of geoms |
 """
@@ -41,7 +41,7 @@ from playbench.report.plots import (
 )
 
 SGP_PREFIX = "ivispar/sgp"  # ivispar/sgp, ivispar/sgp-2d, ivispar/sgp-3d
-INFERENCE_TASK = "ivispar/board-inference"
+INFERENCE_TASK = "ivispar/board-inference"  # also ivispar/board-inference-2d, -3d
 
 MODALITY_ORDER: tuple[str, ...] = ("3d", "2d", "text")  # the paper's table order
 MODALITY_NAMES: dict[str, str] = {"3d": "3D vision", "2d": "2D vision", "text": "text"}
@@ -83,12 +83,17 @@ class Row:
 
 
 # --- entry point ------------------------------------------------------------------------------
+# The paper's "step deviation": the distance left after as many actions as the optimal path
+# (`metrics.step_deviation`); runs made before that metric existed have no deviation panel.
+DEVIATION = "step_deviation"
+
+
 def make_plots(runs: list[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     """Write the iVISPAR figures for `runs` into `out_dir`; figures without data are skipped."""
     out = Path(out_dir)
     rows = collect(runs)
     sgp = [r for r in rows if r.task.startswith(SGP_PREFIX)]
-    inference = [r for r in rows if r.task == INFERENCE_TASK]
+    inference = [r for r in rows if r.task.startswith(INFERENCE_TASK)]
     figures: list[tuple[str, Callable[[list[Row], Path], list[Path]], list[Row]]] = [
         ("success/deviation", plot_success_deviation, sgp),
         ("action classes", plot_action_classes, sgp),
@@ -227,7 +232,7 @@ def plot_success_deviation(rows: list[Row], out_dir: Path) -> list[Path]:
     for key, items in groups.items():
         value, lo, hi = proportion_ci([bool(r.record.get("success")) for r in items])
         success[key] = (100 * value, 100 * lo, 100 * hi)
-        distances = _values(items, "final_distance")
+        distances = _values(items, DEVIATION)
         if distances:
             deviation[key] = mean_ci(distances)
     names = [_modality_name(m) for m in modalities]
@@ -246,7 +251,9 @@ def plot_success_deviation(rows: list[Row], out_dir: Path) -> list[Path]:
     if deviation:
         grouped_bars(axes[1], labels, names, renamed(deviation), colors, value_format="{:.1f}")
         axes[1].set_ylabel("mean step deviation\n(moves left to the goal)")
-        axes[1].set_title("Distance from the goal at the end (lower is better)")
+        axes[1].set_title(
+            "Distance from the goal after as many actions as the optimal path (lower is better)"
+        )
         top = max((v[2] for v in deviation.values() if not math.isnan(v[2])), default=1.0)
         axes[1].set_ylim(0, max(1.0, top) * 1.15)
     axes[-1].set_xlabel("agent")
@@ -308,14 +315,14 @@ def _heatmap(label: str, modality: str, rows: list[Row], out_dir: Path) -> list[
     for (g, length), items in cells.items():
         i, j = geoms.index(g), lengths.index(length)
         success[i, j] = 100 * sum(bool(r.record.get("success")) for r in items) / len(items)
-        values = _values(items, "final_distance")
+        values = _values(items, DEVIATION)
         if values:
             distance[i, j] = sum(values) / len(values)
     side = max(3.0, 0.55 * len(lengths) + 1.6)
     panels = [("success rate (%)", success, "viridis", 0.0, 100.0, "{:.0f}")]
     if not np.isnan(distance).all():
         top = float(np.nanmax(distance))
-        panels.append(("mean final distance (moves)", distance, "viridis_r", 0.0, max(1.0, top), "{:.1f}"))
+        panels.append(("mean step deviation (moves)", distance, "viridis_r", 0.0, max(1.0, top), "{:.1f}"))
     fig = new_figure(side * len(panels) + 0.8, max(3.0, 0.45 * len(geoms) + 1.6))
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     for ax, (title, grid, cmap_name, vmin, vmax, fmt) in zip(axes, panels, strict=True):

@@ -1,96 +1,169 @@
-"""Prompt text of the Sliding Geom Puzzle, written for this package (the paper's prompts carry
-the same rules: appendix A.1.1 for the instructions, A.1.3 for reading the images)."""
+"""Prompt text of the Sliding Geom Puzzle, written for this package.
+
+The default (paper protocol) carries exactly the facts of the prompts the authors' code sent
+(`anon148/iVISPAR`): the system prompt is `Data/Instructions/ICML_instruction.txt` (vision 3D and
+text) or `ICML_instruction_2D.txt` (vision 2D, which names the shapes by their 2D glyphs) followed
+by the chain-of-thought block the agents append (`agent_systems.py`, `LLMAgent.__init__`); the text
+after the states of each step is the `## Analyze the Images` / `## Analyze the States` message
+of `agent_systems.py`. The wording is ours. `extra_facts=True` adds our own facts (the board's
+orientation and how tiles are named, that a colour and a shape name one geom), which the original
+never states.
+"""
 
 from __future__ import annotations
 
 from playbench.tasks.ivispar.board import SHAPE_GLYPH, Board
 
-ACTION_TEMPLATE = "action: move <color> <shape> <direction>"
+ACTION_TEMPLATE = "action: move <object color> <object shape> <direction>"
+# the original's examples pair the colours and shapes of its vocabulary in this order
+EXAMPLE_PLAN: tuple[tuple[int, int, str], ...] = (
+    (0, 0, "down"),
+    (2, 1, "up"),
+    (1, 2, "left"),
+    (3, 3, "right"),
+)
 
 
-def _span(board: Board) -> tuple[str, str]:
-    return f"a-{board.column_letters[-1]}", f"1-{board.height}"
+def shape_words(shapes: list[str], modality: str) -> list[str]:
+    """The shape names of the prompt: in 2D the glyphs the images show (square, circle, ...)."""
+    return [SHAPE_GLYPH[s] for s in shapes] if modality == "2d" else list(shapes)
 
 
-def instructions(board: Board, colors: list[str], shapes: list[str], modality: str) -> str:
-    """The system prompt: task, rules, board orientation, vocabulary and the reply format."""
-    cols, rows = _span(board)
-    c0, c1 = colors[0], colors[1 % len(colors)]
-    s0, s1 = shapes[0], shapes[2 % len(shapes)]
-    lines = [
-        "Sliding Geom Puzzle",
+def examples(colors: list[str], shapes: list[str]) -> list[str]:
+    return list(
+        dict.fromkeys(
+            f"move {colors[c % len(colors)]} {shapes[s % len(shapes)]} {d}" for c, s, d in EXAMPLE_PLAN
+        )
+    )
+
+
+def board_facts(board: Board) -> list[str]:
+    """Our facts about the board (option `extra_facts`), absent from the original's prompts."""
+    last = board.column_letters[-1].upper()
+    return [
+        "## The board",
+        f"- Columns A-{last} run from left to right and rows 1-{board.height} from bottom to top; a tile "
+        "is named by its column letter and row number, e.g. B3 is column B, row 3.",
+        "- Moving up raises the row number; moving right goes to the next column letter.",
+        "- A colour and a shape together name one object: no two objects share both.",
         "",
-        f"You are playing a puzzle with coloured geometric objects (geoms) on a {board.width}x{board.height} "
-        "board. You are shown two arrangements: the current state, which is the board as it stands now, "
-        "and the goal state, which you have to produce. Turn the current state into the goal state with "
-        "as few moves as you can.",
-        "",
-        "How to proceed each turn:",
-        "1. Read where every geom is in the current state.",
-        "2. Find the geoms that are not yet where the goal state has them.",
-        "3. Look at your previous moves and what they did.",
-        "4. Pick the next move.",
-        "",
-        "Rules:",
-        "- A geom fills exactly one tile, and one tile holds at most one geom.",
-        "- A move shifts one geom by one tile up, down, left or right.",
-        "- A geom cannot be moved off the board or onto a tile another geom holds; such a move "
-        "fails and nothing changes.",
-        "- A geom is named by its colour followed by its shape; no two geoms share both.",
-        "",
-        f"The board: columns {cols} run from left to right and rows {rows} from bottom to top, so a tile "
-        "is named like b3 (column b, row 3). Moving up raises the row number; moving right goes to the "
-        "next column letter.",
-        "",
-        "Move format: move <color> <shape> <direction>",
-        f"Colours: {', '.join(colors)}",
-        f"Shapes: {', '.join(shapes)}",
-        "Directions: up, down, left, right",
-        f"For example: move {c0} {s0} down, or move {c1} {s1} left.",
-        "Do not use coordinates in a move. Every move should change the board; a blocked move or one "
-        "that leaves the board is wasted.",
     ]
-    if modality == "2d":  # the 3D views show the shapes themselves
-        glyphs = [f"a {s} as a {SHAPE_GLYPH[s]}" for s in shapes]
-        glyphs[0] = glyphs[0].replace(" as ", " is drawn as ", 1)
-        lines += ["", f"In the images, {', '.join(glyphs)}."]
-    lines += [
+
+
+def instructions(
+    board: Board, colors: list[str], shapes: list[str], modality: str, extra_facts: bool = False
+) -> str:
+    """The system prompt: our wording of the original's instructions and chain-of-thought block."""
+    size = f"{board.width} by {board.height}"
+    words = shape_words(shapes, modality)
+    lines = [
+        "You are a highly capable AI with excellent spatial reasoning. Your task is to solve a puzzle "
+        f"game of shapes on a {size} grid board.",
         "",
-        "Reply format: first explain briefly why you choose your move, then finish with one line",
-        f"{ACTION_TEMPLATE}",
-        "and write nothing after it.",
+        "## The game",
+        "The board is shown in two states: the current active state and the goal state.",
+        "Produce valid actions that move objects on the board one step at a time, along the shortest "
+        "path, until the active state matches the goal state:",
+        "1. Analyse the active state.",
+        "2. Compare it with the goal state.",
+        "3. Check your past actions.",
+        "4. Produce a new valid action.",
+        "",
+        "## Rules",
+        "### Moving objects",
+        "1. Each object fills exactly one tile of the board.",
+        f"2. Objects can neither leave the {size} grid nor stand on the same tile as another object.",
+        "",
+    ]
+    if extra_facts:
+        lines += board_facts(board)
+    lines += [
+        "## Action format",
+        "- Every action must have exactly this form:",
+        "move <object color> <object shape> <direction>",
+        "- Fill in <object color>, <object shape> and <direction> from the options listed below.",
+        "- Write no quotation marks and no angle brackets < > in an action.",
+        "",
+        "### Options",
+        f"- Object colors: {', '.join(colors)}",
+        f"- Object shapes: {', '.join(words)}",
+        "- Directions: up, down, left, right",
+        "",
+        "### Examples",
+        *(f"- {e}" for e in examples(colors, words)),
+        "",
+        "## Notes",
+        "- No coordinates: an action names only the colour, the shape and the direction of the move, "
+        "never a grid coordinate.",
+        "- Keep every action to this format and these rules to progress towards the goal state; think "
+        "carefully about the right action and its format.",
+        "- Invalid actions: an action that does not change the board state is invalid (for example when "
+        "another object blocks it, or it would leave the board). After an invalid action, try a "
+        "different one.",
+        "",
+        "## Reasoning",
+        "- Explain your reasoning before every action.",
+        "- End every reply with exactly this line:",
+        "action: <your action>",
+        "- Replace <your action> with the valid move action your reasoning arrived at.",
+        "- Write no characters after the action.",
     ]
     return "\n".join(lines)
 
 
-def image_guide(board: Board, past_window: int, labels: bool = True) -> str:
-    """What the images mean (the image counterpart of the text state lists)."""
-    cols, rows = _span(board)
-    text = (
-        "How to read the images: the image with a green background labelled 'goal' shows the arrangement "
-        "you must reach. The image with a blue background labelled 'current' is the board as it is now; "
-        "it is always the last image. Study both closely: which geom sits on which tile. "
-    )
-    if labels:
-        text += (
-            f"Column letters ({cols}) are written under the board from left to right and row numbers "
-            f"({rows}) to its left from bottom to top; free tiles show their own coordinate."
-        )
-    else:
-        text += f"Columns {cols} run from left to right and rows {rows} from bottom to top."
-    if past_window > 0:
-        text += (
-            " Images with a grey background labelled 'past' show the board before your recent moves, each "
-            "followed by the move you chose and what happened. Compare them with the current image: if a "
-            "move did not change the board it was invalid (blocked by another geom or leading off the "
-            "board), so work out why and choose a different move."
-        )
-    text += (
-        " Two geoms can never share a tile. Always end your reply with exactly "
-        f"'{ACTION_TEMPLATE}', filled in with your move, and add nothing after it."
-    )
-    return text
+def _invalid_and_format(vision: bool) -> list[str]:
+    before = "previous images" if vision else "previous states"
+    return [
+        "## Invalid actions",
+        "- No overlap: two objects may never stand on the same tile.",
+        "- An action that moves no object is invalid (for example when another object blocks it, or it "
+        "would leave the board).",
+        f"- Use the {before} and your actions to work out why an action failed, and suggest a different one.",
+        "",
+        "Most important: always end your reply in exactly this format:",
+        "",
+        ACTION_TEMPLATE,
+        "replacing <object color> <object shape> <direction> with the valid move your reasoning arrived "
+        "at, and write no characters after the action.",
+    ]
 
 
-def closing(step: int, max_steps: int) -> str:
-    return f"Move {step + 1} of at most {max_steps}. Think it through, then end with: {ACTION_TEMPLATE}"
+def vision_block() -> str:
+    """The text after the images of a step (the original's `## Analyze the Images` message)."""
+    lines = [
+        "## The images",
+        "Your current active board state is the last image, marked with the label active and a blue "
+        "background. Study it and where each object stands.",
+        "Your goal is to match the goal state, the image marked with the label goal and a green "
+        "background. Study it and where each object stands.",
+        "",
+        "## You are also given",
+        "- the image(s) of previous states, marked with the label past and a grey background,",
+        "- the action you suggested in each of them.",
+        "Compare them with your current active state to decide on your next action.",
+        "",
+        *_invalid_and_format(vision=True),
+    ]
+    return "\n".join(lines)
+
+
+def text_block(goal: str, active: str) -> str:
+    """The text of a step in the text modality (the original's `## Analyze the States` message),
+    which holds the goal and active states."""
+    lines = [
+        "## The states",
+        "The goal state is the first list of coordinates:",
+        goal,
+        "The active state is the second list of coordinates:",
+        active,
+        "Study both closely and work out how to move the objects of the active state so that it matches "
+        "the goal state.",
+        "",
+        "## You are also given",
+        "- the previous states,",
+        "- the action you suggested in each of them.",
+        "Compare them with the active state to decide on your next action.",
+        "",
+        *_invalid_and_format(vision=False),
+    ]
+    return "\n".join(lines)

@@ -38,8 +38,8 @@ class SlidingPuzzleTask(EpisodeTask):
 
     roles: ClassVar[tuple[str, ...]] = ("player",)
     COUNTERS: ClassVar[tuple[str, ...]]  # action classes, in the paper's Table 3 order
+    OTHER_COUNTERS: ClassVar[tuple[str, ...]] = ()  # actions in none of those classes
     FORMAT_HINT: ClassVar[str]
-    LISTING_SEP: ClassVar[str] = ": "
 
     # --- what a puzzle provides ------------------------------------------------------------
     @abstractmethod
@@ -59,7 +59,8 @@ class SlidingPuzzleTask(EpisodeTask):
         """`state` as JSON-able data (what `state()` and `Observation.data` hold), built afresh."""
 
     @abstractmethod
-    def _closing(self) -> str: ...
+    def _block(self, goal: str | None, current: str | None) -> str:
+        """The step's text after the states (`views.state_parts`)."""
 
     @abstractmethod
     def legal_actions(self) -> list[str]: ...
@@ -83,7 +84,7 @@ class SlidingPuzzleTask(EpisodeTask):
         self._dists = [solver.distance(state)]
         self._cap = cap
         self._history: list[tuple[State, str, str]] = []  # (state before, action shown, feedback)
-        self._counts = dict.fromkeys(self.COUNTERS, 0)
+        self._counts = dict.fromkeys(self.COUNTERS + self.OTHER_COUNTERS, 0)
         self._feedback = ""
         self._listings: dict[State, str] = {}
         self._positions_cache: dict[State, Any] = {}
@@ -111,11 +112,14 @@ class SlidingPuzzleTask(EpisodeTask):
     def _step_cap(self) -> int:
         return self._cap
 
+    def _format_hint(self) -> str:
+        return self.FORMAT_HINT
+
     def _parse(self, text: str) -> ParsedMove | ParseError:
         parsed = self._read(text)
         if isinstance(parsed, ParseFailure):
             return ParseError(
-                f"Could not read a move: {parsed.reason}. Please {self.FORMAT_HINT}. The board did not change.",
+                f"Could not read a move: {parsed.reason}. Please {self._format_hint()}. The board did not change.",
                 reason="format",
                 snippet=parsed.snippet,
             )
@@ -123,7 +127,11 @@ class SlidingPuzzleTask(EpisodeTask):
 
     def _on_parse_error(self, error: ParseError) -> StepResult:
         self._counts["actions_illegal"] += 1
-        self._unread = f"'{error.snippet}' (not a valid move)" if error.snippet else "(no move given)"
+        if self.config.parser == "paper":
+            # the original shows the model a fixed note in place of an action it could not find
+            self._unread = "(no valid action found)"
+        else:
+            self._unread = f"'{error.snippet}' (not a valid move)" if error.snippet else "(no move given)"
         return super()._on_parse_error(error)
 
     def _apply(self, parsed: Any) -> StepResult:
@@ -155,13 +163,19 @@ class SlidingPuzzleTask(EpisodeTask):
         self._require_episode()
         return self._state == self._goal
 
-    def _classify(self, new: State, counters: dict[str, int]) -> Validity:
-        """Move to `new` and count it effective when it brings the goal closer."""
-        d_new = self._solver.distance_near(new, self._dists[-1])
+    def _classify(self, new: State, counters: dict[str, int], moves: int = 1) -> Validity:
+        """Move to `new` (`moves` single moves away) and count the step effective when it brings the
+        goal closer, ineffective when it takes it further (the original's classes compare the
+        distance before and after a step; a step of several moves that keeps it is in neither)."""
+        d_old = self._dists[-1]
+        d_new = self._solver.distance_near(new, d_old) if moves == 1 else self._solver.distance(new)
         self._state = new
-        effective = d_new < self._dists[-1]
-        counters["actions_effective" if effective else "actions_ineffective"] += 1
-        return Validity.EFFECTIVE if effective else Validity.INEFFECTIVE
+        if d_new < d_old:
+            counters["actions_effective"] += 1
+            return Validity.EFFECTIVE
+        if d_new > d_old:
+            counters["actions_ineffective"] += 1
+        return Validity.INEFFECTIVE
 
     # --- observing -------------------------------------------------------------------------
     def _positions(self, state: State) -> Any:
@@ -195,15 +209,16 @@ class SlidingPuzzleTask(EpisodeTask):
 
     def _observe(self, role: str) -> Observation:
         past = self._past()
+        cfg = self.config
         parts = views.state_parts(
             self._goal,
             self._state,
             past,
             self.listing,
             self.image if self._renderer() is not None else None,
-            self._guide,
-            self._closing(),
-            listing_sep=self.LISTING_SEP,
+            self._block,
+            results=cfg.move_results,
+            counter=self._counter() if cfg.step_counter else None,
         )
         board = self.instance.board_size
         data = {
@@ -219,10 +234,15 @@ class SlidingPuzzleTask(EpisodeTask):
             parts=parts,
             instructions=self._instructions,
             legal_actions=[] if self.done else self.legal_actions(),
-            feedback=self._feedback,
+            # the original shows no verdict: the model sees only the new board (our option
+            # move_results shows it)
+            feedback=self._feedback if cfg.move_results else "",
             step=self._steps,
             data=data,
         )
+
+    def _counter(self) -> str:
+        return f"This is action {self._steps + 1} of at most {self._cap}."
 
     # --- results ---------------------------------------------------------------------------
     def regret(self) -> list[int]:
@@ -230,12 +250,21 @@ class SlidingPuzzleTask(EpisodeTask):
         d0 = self._dists[0]
         return [d - (d0 - t) for t, d in enumerate(self._dists)]
 
+    @property
+    def step_deviation(self) -> int:
+        """The paper's "step deviation": the distance left after L actions, L = d(s_0) (the
+        original's `evaluate_episodes_sgp.py`, `check_spl_at_episode_total_shortest_path_length`),
+        or at the end of an episode that ended before L actions."""
+        return self._dists[min(self._dists[0], len(self._dists) - 1)]
+
     def _outcome(self) -> EpisodeResult:
         regret = self.regret()
         metrics: dict[str, Any] = {
             "optimal_steps": self._dists[0],
             **self._extra_metrics(),
+            "step_deviation": self.step_deviation,
             "final_distance": self._dists[-1],
+            "min_distance": min(self._dists),
             "regret": regret,
             "mean_regret": fmean(regret),
             **self._counts,

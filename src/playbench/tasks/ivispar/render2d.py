@@ -1,9 +1,11 @@
 """Top-down 2D view of a board (the paper's "vision 2D" modality).
 
-A coloured frame tells which state an image shows (grey past, blue current, green goal) with the
-name written in its top band; the board sits below with column letters under it, row numbers to
-its left and, optionally, each free tile's coordinate written in it. Geoms are flat glyphs filled
-with their colour (see `board.SHAPE_GLYPH`).
+A coloured frame tells which state an image shows, in the original's colours and words
+(`Data/Params/color_codes.json` of `anon148/iVISPAR`: grey `past`, blue `active` for the current
+state, green `goal`), with the word written in its top band; the board sits below with column
+letters (upper case, as the original's) under it, row numbers to its left and, optionally, each
+free tile's coordinate written in it. Geoms are flat glyphs filled with their colour (see
+`board.SHAPE_GLYPH`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from PIL import Image, ImageDraw
 from playbench.render.draw2d import contrast_text, draw_centered_text, draw_glyph, get_font, to_png
 from playbench.tasks.ivispar.board import GEOM_COLORS, SHAPE_GLYPH, Board
 
+# kind -> (background RGB, the word shown): the original's colours, and its word `active` for the
+# current state
 KINDS: dict[str, tuple[tuple[int, int, int], str]] = {
-    "past": ((150, 150, 150), "past"),
-    "current": ((55, 100, 200), "current"),
-    "goal": ((50, 150, 75), "goal"),
+    "past": ((141, 153, 174), "past"),
+    "current": ((82, 138, 174), "active"),
+    "goal": ((100, 191, 106), "goal"),
 }
 TILE = (236, 236, 232)
 GRID = (70, 70, 70)
@@ -76,7 +80,7 @@ def board_base(width: int, height: int, kind: str, labels: bool, size: int) -> I
         font = get_font(max(8, round(min(lay.tile * 0.3, size * 0.05))))
         below = lay.y0 + lay.tile * height + lay.margin / 2
         for col, letter in enumerate(board.column_letters):
-            draw_centered_text(draw, (lay.x0 + (col + 0.5) * lay.tile, below), letter, font, ink)
+            draw_centered_text(draw, (lay.x0 + (col + 0.5) * lay.tile, below), letter.upper(), font, ink)
         for row in range(height):
             y = lay.y0 + (height - 1 - row + 0.5) * lay.tile
             draw_centered_text(draw, (lay.x0 - lay.margin / 2, y), str(row + 1), font, ink)
@@ -103,7 +107,8 @@ def render_board(
         for cell in range(board.cells):
             if cell not in occupied:
                 x0, y0, x1, y1 = lay.tile_box(board, cell)
-                draw_centered_text(draw, ((x0 + x1) / 2, (y0 + y1) / 2), board.coord(cell), font, FREE_LABEL)
+                label = board.coord(cell).upper()
+                draw_centered_text(draw, ((x0 + x1) / 2, (y0 + y1) / 2), label, font, FREE_LABEL)
     inset = max(2, round(lay.tile * 0.17))
     width = max(1, lay.tile // 40)
     for cell, color, shape in pieces:

@@ -33,6 +33,7 @@ from playbench.tasks.ivispar.board import (
 DEFAULT_GEOMS = tuple(range(2, 12))  # the paper's dataset: 2..11 geoms
 DEFAULT_LENGTHS = tuple(range(2, 12))  # and shortest paths of 2..11 moves
 DEFAULT_REPS = 3
+Parser = Literal["paper", "lenient"]
 
 
 def min_geoms_for(interference: int) -> int:
@@ -100,6 +101,9 @@ class SGPConfig(TaskConfig):
     """Options of `ivispar/sgp*` (see the suite README for their meaning)."""
 
     modality: Literal["text", "2d", "3d"] = "text"
+    # "paper": the 300 boards the paper ran (shipped, data/paper_boards.json); "generated": our
+    # seeded generator with every knob below
+    dataset: Literal["paper", "generated"] = "paper"
     board_size: BoardSize = Field(default_factory=lambda: [4, 4])
     past_window: int = Field(2, ge=0, le=50)
     max_steps: int = Field(20, ge=1, le=10_000)
@@ -114,6 +118,11 @@ class SGPConfig(TaskConfig):
     # RGB of any vocabulary colour in the images, e.g. {"red": [200, 40, 40]}; names stay the words
     # of the action grammar, the paper's free choice of RGB values is this mapping.
     color_rgb: dict[str, list[int]] = Field(default_factory=dict)
+    # the protocol: "paper" reads replies as the original does; our extensions are off by default
+    parser: Parser = "paper"
+    move_results: bool = False  # show each past action's result (occupied, out of bounds, ...)
+    step_counter: bool = False  # show the action number and the cap
+    extra_facts: bool = False  # state our facts the original's prompt omits (board orientation, ...)
 
     @field_validator("colors", "shapes", mode="before")
     @classmethod
@@ -205,6 +214,11 @@ class SGPConfig(TaskConfig):
 
     @model_validator(mode="after")
     def _grid_exists(self) -> SGPConfig:
+        if self.dataset == "paper" and (list(self.board_size) != [4, 4] or self.interference):
+            raise ValueError(
+                "the paper's dataset is 4x4 with interference 0; set dataset=generated for other "
+                "board sizes or interference"
+            )
         if self.interference and not self.geom_counts():
             raise ValueError(
                 f"interference {self.interference} needs at least {min_geoms_for(self.interference)} geoms "

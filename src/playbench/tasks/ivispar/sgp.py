@@ -10,7 +10,7 @@ from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, TaskConfig
 from playbench.core.types import Validity
 from playbench.tasks.ivispar import prompts, render2d, summaries
-from playbench.tasks.ivispar.actions import FORMAT_HINT, ParsedMove, ParseFailure, parse_move
+from playbench.tasks.ivispar.actions import FORMAT_HINT, ParsedMove, ParseFailure, parse_move, shorten
 from playbench.tasks.ivispar.board import (
     DIR_INDEX,
     DIRECTIONS,
@@ -21,6 +21,8 @@ from playbench.tasks.ivispar.board import (
     state_changing_moves,
 )
 from playbench.tasks.ivispar.generator import cell_order, make_instance
+from playbench.tasks.ivispar.paper_data import paper_instances
+from playbench.tasks.ivispar.paper_parse import PaperCommand, decode, extract_command
 from playbench.tasks.ivispar.puzzle import SlidingPuzzleTask
 from playbench.tasks.ivispar.schema import DEFAULT_REPS, SGPConfig, SGPInstance
 from playbench.tasks.ivispar.solver import Solver
@@ -33,6 +35,10 @@ COUNTERS: tuple[str, ...] = (
     "actions_out_of_bounds",
     "actions_illegal",
 )
+# Steps the original logs in none of those classes (parser=paper): a command naming no geom on the
+# board, one without a direction, or one repeated zero times.
+OTHER_COUNTERS: tuple[str, ...] = ("actions_unclassified",)
+PAPER_FORMAT_HINT = "end your reply with 'action: move <object color> <object shape> <direction>'"
 
 # One renderer per image modality: (board, [(cell, color, shape)], kind, config) -> PNG bytes.
 # Text needs none; a 3D renderer registers here under its modality name.
@@ -62,6 +68,7 @@ class SlidingGeomTask(SlidingPuzzleTask):
     InstanceModel: ClassVar[type[Instance]] = SGPInstance
     instance_label: ClassVar[str] = "ivispar"
     COUNTERS = COUNTERS
+    OTHER_COUNTERS = OTHER_COUNTERS
     FORMAT_HINT = FORMAT_HINT
 
     config: SGPConfig
@@ -78,6 +85,8 @@ class SlidingGeomTask(SlidingPuzzleTask):
     # --- instances -------------------------------------------------------------------------
     def _instances(self, n: int | None, seed: int) -> list[Instance]:
         cfg = self.config
+        if cfg.dataset == "paper":  # the shipped boards; the seed plays no part
+            return list(paper_instances(n, cfg.num_geoms, cfg.optimal_length))
         board = get_board(*cfg.board_size)
         cells = cell_order(cfg.geom_counts(), cfg.lengths())
         total = DEFAULT_REPS * len(cells) if n is None else n
@@ -104,9 +113,8 @@ class SlidingGeomTask(SlidingPuzzleTask):
         self._colors = list(dict.fromkeys(colors))
         self._shapes = list(dict.fromkeys(shapes))
         self._instructions = prompts.instructions(
-            self._board, self._colors, self._shapes, self.config.modality
+            self._board, self._colors, self._shapes, self.config.modality, self.config.extra_facts
         )
-        self._guide = prompts.image_guide(self._board, self.config.past_window, self.config.labels)
         self._legal: dict[State, list[str]] = {}
         goal = instance.goal_state()
         self._start(self._solver_for(self._board, goal), goal, instance.start_state(), self.config.max_steps)
@@ -123,10 +131,25 @@ class SlidingGeomTask(SlidingPuzzleTask):
             self._solvers.move_to_end(key)
         return solver
 
-    def _read(self, text: str) -> ParsedMove | ParseFailure:
-        return parse_move(text)
+    def _read(self, text: str) -> ParsedMove | PaperCommand | ParseFailure:
+        if self.config.parser == "lenient":
+            return parse_move(text)
+        command = extract_command(text)
+        if command is None:
+            return ParseFailure(
+                "no 'action: move ' in the reply (the text after the last one is read)",
+                shorten(text.strip().splitlines()[-1] if text.strip() else ""),
+            )
+        return decode(command)
 
-    def _move(self, move: ParsedMove, info: dict[str, Any]) -> tuple[Validity, str | None, str]:
+    def _format_hint(self) -> str:
+        return PAPER_FORMAT_HINT if self.config.parser == "paper" else FORMAT_HINT
+
+    def _move(
+        self, move: ParsedMove | PaperCommand, info: dict[str, Any]
+    ) -> tuple[Validity, str | None, str]:
+        if isinstance(move, PaperCommand):
+            return self._paper_move(move, info)
         color, shape, direction = move.color, move.shape, move.direction
         cmd = f"move {color} {shape} {direction}"
         name = f"{color} {shape}"
@@ -167,12 +190,63 @@ class SlidingGeomTask(SlidingPuzzleTask):
             f"{cmd}: the {name} moved from {board.coord(src)} to {board.coord(dest)}.",
         )
 
+    def _paper_move(self, cmd: PaperCommand, info: dict[str, Any]) -> tuple[Validity, str | None, str]:
+        """A decoded command applied as the original's simulator does (see `paper_parse`): the named
+        geom moves `repetition` times; each failed move is logged occupied or out of bounds; the
+        step is effective or ineffective by the distance before and after it."""
+        said = f"'{cmd.text}'"
+        i = self._index.get((cmd.color, cmd.shape))
+        if i is None or not cmd.direction or not cmd.repetition:
+            self._counts["actions_unclassified"] += 1
+            if i is None:
+                named = cmd.geom.strip()
+                why = (
+                    f"'{named}' is not a geom on the board" if cmd.color else "it names no geom on the board"
+                )
+                reason = "unknown_geom"
+            elif not cmd.direction:
+                why, reason = "it names no direction (up, down, left or right)", "no_direction"
+            else:
+                why, reason = "it repeats the move zero times (or more times than can be counted)", "no_move"
+            return Validity.INVALID, reason, f"{said} moved nothing: {why}. The board did not change."
+        board, state = self._board, self._state
+        name = f"{cmd.color} {cmd.shape}"
+        src = state[i]
+        step, here, done = DIR_INDEX[cmd.direction], src, 0
+        failure = None
+        while done < cmd.repetition:
+            dest = board.neighbors[here][step]
+            if dest < 0 or dest in state:
+                failure = "out_of_bounds" if dest < 0 else "occupied"
+                break
+            state = moved(state, i, dest)
+            here, done = dest, done + 1
+        info.update(geom=name, source=board.coord(src), destination=board.coord(here), moves=done)
+        text = f"{said}: "
+        if done:
+            text += f"the {name} moved {cmd.direction} from {board.coord(src)} to {board.coord(here)}"
+            text += f" ({done} moves)" if done > 1 else ""
+        if failure is not None:
+            failed = cmd.repetition - done
+            self._counts[f"actions_{failure}"] += failed
+            target = board.neighbors[here][step]
+            why = (
+                f"moving {cmd.direction} from {board.coord(here)} would leave the board"
+                if failure == "out_of_bounds"
+                else f"{board.coord(target)} is occupied by the {' '.join(self._keys[state.index(target)])}"
+            )
+            times = f" ({failed} times)" if failed > 1 else ""
+            text += ("; then " if done else "") + f"the move failed{times}: {why}"
+        if not done:
+            return Validity.INVALID, failure, text + ". The board did not change."
+        return self._classify(state, self._counts, moves=done), None, text + "."
+
     def _oracle(self, role: str) -> str | None:
         move = self._solver.next_move(self._state)
         if move is None:
             return None
         color, shape = self._keys[move[0]]
-        return f"move {color} {shape} {DIRECTIONS[move[1]]}"
+        return f"action: move {color} {shape} {DIRECTIONS[move[1]]}"
 
     # --- observing -------------------------------------------------------------------------
     def legal_actions(self) -> list[str]:
@@ -181,17 +255,18 @@ class SlidingGeomTask(SlidingPuzzleTask):
         if cached is None:
             keys = self._keys
             cached = [
-                f"move {keys[i][0]} {keys[i][1]} {DIRECTIONS[d]}"
+                f"action: move {keys[i][0]} {keys[i][1]} {DIRECTIONS[d]}"
                 for i, d, _ in state_changing_moves(self._board, self._state)
             ]
             self._legal[self._state] = cached
         return list(cached)
 
     def _listing_text(self, state: State) -> str:
-        """`<coordinate> <color> <shape>` for every geom, in board-coordinate order."""
+        """`<COORDINATE> <color> <shape>` for every geom, one per line, in board-coordinate order
+        (column, then row), as the paper's Figure 2 shows the text states."""
         board, keys = self._board, self._keys
         order = sorted(range(len(state)), key=lambda i: board.sort_key(state[i]))
-        return ", ".join(f"{board.coord(state[i])} {keys[i][0]} {keys[i][1]}" for i in order)
+        return "\n".join(f"{board.coord(state[i]).upper()} {keys[i][0]} {keys[i][1]}" for i in order)
 
     def _positions_data(self, state: State) -> dict[str, str]:
         """Geom (`<color> <shape>`) -> its coordinate, in the instance's geom order."""
@@ -206,8 +281,10 @@ class SlidingGeomTask(SlidingPuzzleTask):
             self._board, [(cell, *self._keys[i]) for i, cell in enumerate(state)], kind, self.config
         )
 
-    def _closing(self) -> str:
-        return prompts.closing(self._steps, self.config.max_steps)
+    def _block(self, goal: str | None, current: str | None) -> str:
+        if goal is None or current is None:
+            return prompts.vision_block()
+        return prompts.text_block(goal, current)
 
     # --- results ---------------------------------------------------------------------------
     def _extra_metrics(self) -> dict[str, Any]:

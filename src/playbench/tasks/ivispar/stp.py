@@ -54,7 +54,6 @@ class SlidingTileTask(SlidingPuzzleTask):
     instance_label: ClassVar[str] = "sliding tile"
     COUNTERS = COUNTERS
     FORMAT_HINT = FORMAT_HINT
-    LISTING_SEP = ":\n"
 
     config: STPConfig
 
@@ -88,13 +87,12 @@ class SlidingTileTask(SlidingPuzzleTask):
         self._board = instance.board()
         solver: TileSolver = get_solver(self._board.width, self._board.height)
         state = instance.start_state()
-        self._instructions = stp_text.instructions(self._board, self.config.modality)
-        self._guide = stp_text.image_guide(self._board, self.config.past_window)
+        self._instructions = stp_text.instructions(self._board, self.config.modality, self.config.extra_facts)
         self._start(solver, solver.goal, state, self.config.step_cap(solver.distance(state)))
 
     # --- acting ----------------------------------------------------------------------------
     def _read(self, text: str) -> ParsedTileMove | ParseFailure:
-        return parse_tile_move(text)
+        return parse_tile_move(text, paper=self.config.parser == "paper")
 
     def _move(self, move: ParsedTileMove, info: dict[str, Any]) -> tuple[Validity, str | None, str]:
         number, label, direction = move.number, move.label, move.direction
@@ -142,12 +140,12 @@ class SlidingTileTask(SlidingPuzzleTask):
         tile = self._solver.next_move(self._state)
         if tile is None:
             return None
-        return move_text(self._board, self._state, tile)
+        return "action: " + move_text(self._board, self._state, tile)
 
     # --- observing -------------------------------------------------------------------------
     def legal_actions(self) -> list[str]:
         """Every move that changes the current state, by tile number (the random agent's choices)."""
-        return [f"move {t} {DIRECTIONS[d]}" for t, d in tile_moves(self._board, self._state)]
+        return [f"action: move {t} {DIRECTIONS[d]}" for t, d in tile_moves(self._board, self._state)]
 
     def _listing_text(self, state: State) -> str:
         """The text form of `state` (rows top to bottom, then every tile's coordinate)."""
@@ -165,8 +163,10 @@ class SlidingTileTask(SlidingPuzzleTask):
             self._board, self.config, [(cell, k + 1) for k, cell in enumerate(state)], kind
         )
 
-    def _closing(self) -> str:
-        return stp_text.closing(self._steps, self._cap)
+    def _block(self, goal: str | None, current: str | None) -> str:
+        if goal is None or current is None:
+            return stp_text.vision_block()
+        return stp_text.text_block(goal, current)
 
     # --- results ---------------------------------------------------------------------------
     def _extra_metrics(self) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Top-down 2D view of the numbered sliding tile puzzle (the paper's Figure 10).
 
-Same frame and layout as the geom puzzle's 2D view (`render2d`): grey past, blue current, green
+Same frame and layout as the geom puzzle's 2D view (`render2d`): grey past, blue active, green
 goal, the state's name in the top band, column letters under the board and row numbers to its
 left. Tiles are raised squares with their number; the empty cell shows its coordinate when
 labels are on.
@@ -44,5 +44,6 @@ def render_tiles_2d(
         for cell in range(board.cells):
             if cell not in occupied:
                 x0, y0, x1, y1 = lay.tile_box(board, cell)
-                draw_centered_text(draw, ((x0 + x1) / 2, (y0 + y1) / 2), board.coord(cell), font, FREE_LABEL)
+                label = board.coord(cell).upper()
+                draw_centered_text(draw, ((x0 + x1) / 2, (y0 + y1) / 2), label, font, FREE_LABEL)
     return to_png(img)

@@ -8,7 +8,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from playbench.core.task import Instance, TaskConfig
 from playbench.tasks.ivispar.board import DIRECTIONS, Board, get_board
-from playbench.tasks.ivispar.schema import check_board_size, parse_board_size
+from playbench.tasks.ivispar.schema import Parser, check_board_size, parse_board_size
 from playbench.tasks.ivispar.stp_solver import MAX_CELLS, State, blank_of, goal_state, is_solvable, slide
 
 MAX_SIDE = 8
@@ -80,6 +80,11 @@ class STPConfig(TaskConfig):
     optimal_length: int | None = Field(None, ge=1)
     labels: bool = True
     image_size: int = Field(512, ge=96, le=4096)
+    # the protocol of the geom puzzle's paper runs; our extensions are off by default
+    parser: Parser = "paper"
+    move_results: bool = False
+    step_counter: bool = False
+    extra_facts: bool = False
 
     @model_validator(mode="after")
     def _reachable_length(self) -> STPConfig:

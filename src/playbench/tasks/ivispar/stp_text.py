@@ -1,10 +1,12 @@
 """Words of the sliding tile puzzle: reading a move out of a reply, the prompts, the state listing.
 
-Parsing is plain string work (nothing is evaluated), in the manner of the geom puzzle's parser:
-the first non-empty line after the LAST ``action:`` (or the reply's last non-empty line), lower
-case, every character other than a-z, 0-9 and whitespace turned into a space, filler words
-dropped. The first ``move`` (or ``slide``) must be followed by exactly one tile number and then a
-direction; anything after the direction is ignored.
+Parsing is plain string work (nothing is evaluated). With `parser=paper` (the default) the command
+is cut out of the reply as the geom puzzle's original does (`paper_parse.extract_command`: the text
+after the last `action: move `); with `parser=lenient` it is the first non-empty line after the
+LAST ``action:`` (or the reply's last non-empty line). Either way the command is then read in the
+manner of the geom puzzle's lenient parser: lower case, every character other than a-z, 0-9 and
+whitespace turned into a space, filler words dropped; the first ``move`` (or ``slide``) must be
+followed by exactly one tile number and then a direction; anything after the direction is ignored.
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from dataclasses import dataclass
 
 from playbench.tasks.ivispar.actions import DIRECTION_WORDS, ParseFailure, command_line
 from playbench.tasks.ivispar.board import Board
+from playbench.tasks.ivispar.paper_parse import extract_command
 from playbench.tasks.ivispar.stp_solver import State, blank_of, goal_state
 
 _NON_WORD = re.compile(r"[^a-z0-9\s]+")
 FILLERS = frozenset({"the", "a", "an", "to", "tile", "number", "numbered", "no", "piece"})
 VERBS = ("move", "slide")
 MAX_DIGITS = 6  # longer numbers name no tile on any supported board; int() of huge strings is slow
-ACTION_TEMPLATE = "action: move <number> <direction>"
+ACTION_TEMPLATE = "action: move <tile number> <direction>"
 FORMAT_HINT = (
     "end your reply with a line 'action: move <number> <direction>' (direction: up, down, left or right)"
 )
@@ -37,7 +40,15 @@ class ParsedTileMove:
         return f"move {self.label} {self.direction}"
 
 
-def parse_tile_move(reply: str) -> ParsedTileMove | ParseFailure:
+def parse_tile_move(reply: str, paper: bool = False) -> ParsedTileMove | ParseFailure:
+    if paper:
+        command = extract_command(reply)
+        if command is None:
+            return ParseFailure(
+                "no 'action: move ' in the reply (the text after the last one is read)",
+                _shorten(reply.strip().splitlines()[-1] if reply.strip() else ""),
+            )
+        reply = command
     line = command_line(reply)
     snippet = _shorten(line)
     if not line:
@@ -71,7 +82,8 @@ def _shorten(text: str, limit: int = 80) -> str:
 # --- state listing -----------------------------------------------------------------------------
 def grid_text(board: Board, state: State) -> str:
     """The board as rows from top to bottom, row numbers on the left, column letters below,
-    `_` for the empty cell; then every tile's coordinate by tile number."""
+    `_` for the empty cell; then every tile's coordinate by tile number (upper-case coordinates,
+    as the geom puzzle's text states)."""
     grid = [[0] * board.width for _ in range(board.height)]
     for k, cell in enumerate(state):
         col, row = board.col_row(cell)
@@ -82,95 +94,154 @@ def grid_text(board: Board, state: State) -> str:
     for row in range(board.height - 1, -1, -1):
         cells = " ".join((str(t) if t else "_").rjust(width) for t in grid[row])
         lines.append(f"{str(row + 1).rjust(label)} | {cells}")
-    letters = " ".join(c.rjust(width) for c in board.column_letters)
+    letters = " ".join(c.upper().rjust(width) for c in board.column_letters)
     lines.append(f"{' ' * label}   {letters}")
-    where = ", ".join(f"{k + 1} {board.coord(cell)}" for k, cell in enumerate(state))
-    lines.append(f"Tiles: {where}; empty: {board.coord(blank_of(board, state))}")
+    where = ", ".join(f"{k + 1} {board.coord(cell).upper()}" for k, cell in enumerate(state))
+    lines.append(f"Tiles: {where}; empty: {board.coord(blank_of(board, state)).upper()}")
     return "\n".join(lines)
 
 
 # --- prompts -----------------------------------------------------------------------------------
+# The original has no prompt for this puzzle (the paper shows it, appendix A.3, but reports no runs).
+# Ours follows the geom puzzle's paper prompt section by section, with tiles in place of geoms.
+
+
 def _goal_words(board: Board) -> str:
     goal = goal_state(board.width, board.height)
     n = board.cells - 1
-    first = ", ".join(f"{k} on {board.coord(goal[k - 1])}" for k in range(1, min(n, 3) + 1))
+    first = ", ".join(f"{k} on {board.coord(goal[k - 1]).upper()}" for k in range(1, min(n, 3) + 1))
     return (
         f"tiles 1 to {n} in order row by row, starting at the top-left corner and reading each row "
         f"from left to right ({first}, ...), with the empty cell at the bottom-right corner "
-        f"({board.coord(blank_of(board, goal))})"
+        f"({board.coord(blank_of(board, goal)).upper()})"
     )
 
 
-def instructions(board: Board, modality: str) -> str:
-    """The system prompt: the task, the rules, the board's orientation and the reply format."""
+def instructions(board: Board, modality: str, extra_facts: bool = False) -> str:
+    """The system prompt: the geom puzzle's paper prompt for numbered tiles; `extra_facts` adds the
+    goal in words, the board's orientation and how the text states are written."""
     n = board.cells - 1
-    cols, rows = f"a-{board.column_letters[-1]}", f"1-{board.height}"
+    size = f"{board.width} by {board.height}"
     lines = [
-        "Sliding Tile Puzzle",
+        "You are a highly capable AI with excellent spatial reasoning. Your task is to solve a sliding "
+        f"tile puzzle with {n} numbered tiles and one empty cell on a {size} grid board.",
         "",
-        f"You are playing the classic sliding tile puzzle on a {board.width}x{board.height} board: "
-        f"{n} numbered tiles and one empty cell. You are shown the current state, the board as it "
-        "stands now, and the goal state. Turn the current state into the goal state with as few moves "
-        "as you can.",
-        f"The goal: {_goal_words(board)}.",
+        "## The game",
+        "The board is shown in two states: the current active state and the goal state.",
+        "Produce valid actions that move tiles one step at a time, along the shortest path, until the "
+        "active state matches the goal state:",
+        "1. Analyse the active state.",
+        "2. Compare it with the goal state.",
+        "3. Check your past actions.",
+        "4. Produce a new valid action.",
         "",
-        "How to proceed each turn:",
-        "1. Find the empty cell and the tiles next to it.",
-        "2. Find the tiles that are not yet where the goal state has them.",
-        "3. Look at your previous moves and what they did.",
-        "4. Pick the next move.",
+        "## Rules",
+        "### Moving tiles",
+        "1. Each tile fills exactly one cell of the board.",
+        "2. A tile can only slide into the empty cell next to it (above, below, left or right of it); "
+        f"tiles can neither leave the {size} grid nor stand on the same cell as another tile.",
         "",
-        "Rules:",
-        "- Only a tile next to the empty cell (above, below, left or right of it) can move, and it "
-        "moves into the empty cell; its old cell becomes the empty one.",
-        "- A move names the tile and the direction it slides: `up`, `down`, `left` or `right`.",
-        "- A move of a tile that is not next to the empty cell, or in a direction that does not lead "
-        "into the empty cell, fails and nothing changes.",
-        "",
-        f"The board: columns {cols} run from left to right and rows {rows} from bottom to top, so a "
-        "cell is named like b3 (column b, row 3). Moving up raises the row number; moving right goes "
-        "to the next column letter.",
-        "",
-        "Move format: move <number> <direction>",
-        f"For example: move {min(7, n)} up, or move {min(12, n)} left.",
-        "Every move should change the board; a failed move is wasted.",
     ]
-    if modality == "text":
+    if extra_facts:
+        last = board.column_letters[-1].upper()
         lines += [
-            "",
-            "States are written as the rows of the board from top to bottom, with the row number on "
-            "the left, the column letters underneath and `_` for the empty cell, followed by the "
-            "coordinate of every tile.",
+            "## The board",
+            f"- The goal: {_goal_words(board)}.",
+            f"- Columns A-{last} run from left to right and rows 1-{board.height} from bottom to top; a "
+            "cell is named by its column letter and row number, e.g. B3 is column B, row 3.",
+            "- Moving up raises the row number; moving right goes to the next column letter.",
         ]
+        if modality == "text":
+            lines.append(
+                "- States are written as the rows of the board from top to bottom, with the row number "
+                "on the left, the column letters underneath and `_` for the empty cell, followed by the "
+                "cell of every tile."
+            )
+        lines.append("")
     lines += [
+        "## Action format",
+        "- Every action must have exactly this form:",
+        "move <tile number> <direction>",
+        "- Fill in <tile number> and <direction>; the direction is the one the tile slides in.",
+        "- Write no quotation marks and no angle brackets < > in an action.",
         "",
-        "Reply format: first explain briefly why you choose your move, then finish with one line",
-        ACTION_TEMPLATE,
-        "and write nothing after it.",
+        "### Options",
+        f"- Tile numbers: 1 to {n}",
+        "- Directions: up, down, left, right",
+        "",
+        "### Examples",
+        f"- move {min(7, n)} up",
+        f"- move {min(12, n)} left",
+        "",
+        "## Notes",
+        "- No coordinates: an action names only the tile and the direction of the move, never a grid "
+        "coordinate.",
+        "- Keep every action to this format and these rules to progress towards the goal state; think "
+        "carefully about the right action and its format.",
+        "- Invalid actions: an action that does not change the board state is invalid (for example when "
+        "the tile is not next to the empty cell, or the direction does not lead into it). After an "
+        "invalid action, try a different one.",
+        "",
+        "## Reasoning",
+        "- Explain your reasoning before every action.",
+        "- End every reply with exactly this line:",
+        "action: <your action>",
+        "- Replace <your action> with the valid move action your reasoning arrived at.",
+        "- Write no characters after the action.",
     ]
     return "\n".join(lines)
 
 
-def image_guide(board: Board, past_window: int) -> str:
-    """How to read the images (the image counterpart of the text listing)."""
-    cols, rows = f"a-{board.column_letters[-1]}", f"1-{board.height}"
-    text = (
-        "How to read the images: the image with a green background labelled 'goal' shows the arrangement "
-        "you must reach. The image with a blue background labelled 'current' is the board as it is now; it "
-        "is always the last image. Each tile shows its number. "
-        f"Column letters ({cols}) are written under the board from left to right and row numbers "
-        f"({rows}) to its left from bottom to top; the empty cell shows its own coordinate."
-    )
-    if past_window > 0:
-        text += (
-            " Images with a grey background labelled 'past' show the board before your recent moves, each "
-            "followed by the move you chose and what happened. If a move did not change the board it "
-            "failed (the tile was not next to the empty cell, or the direction did not lead into it), "
-            "so work out why and choose a different move."
-        )
-    text += f" Always end your reply with exactly '{ACTION_TEMPLATE}', filled in with your move."
-    return text
+def _invalid_and_format(vision: bool) -> list[str]:
+    before = "previous images" if vision else "previous states"
+    return [
+        "## Invalid actions",
+        "- A tile only slides into the empty cell next to it.",
+        "- An action that moves no tile is invalid (for example when the tile is not next to the empty "
+        "cell, or the direction does not lead into it).",
+        f"- Use the {before} and your actions to work out why an action failed, and suggest a different one.",
+        "",
+        "Most important: always end your reply in exactly this format:",
+        "",
+        ACTION_TEMPLATE,
+        "replacing <tile number> <direction> with the valid move your reasoning arrived at, and write no "
+        "characters after the action.",
+    ]
 
 
-def closing(step: int, max_steps: int) -> str:
-    return f"Move {step + 1} of at most {max_steps}. Think it through, then end with: {ACTION_TEMPLATE}"
+def vision_block() -> str:
+    lines = [
+        "## The images",
+        "Your current active board state is the last image, marked with the label active and a blue "
+        "background. Study it and where each tile stands.",
+        "Your goal is to match the goal state, the image marked with the label goal and a green "
+        "background. Study it and where each tile stands.",
+        "",
+        "## You are also given",
+        "- the image(s) of previous states, marked with the label past and a grey background,",
+        "- the action you suggested in each of them.",
+        "Compare them with your current active state to decide on your next action.",
+        "",
+        *_invalid_and_format(vision=True),
+    ]
+    return "\n".join(lines)
+
+
+def text_block(goal: str, active: str) -> str:
+    lines = [
+        "## The states",
+        "The goal state is the first board:",
+        goal,
+        "The active state is the second board:",
+        active,
+        "Study both closely and work out how to move the tiles of the active state so that it matches "
+        "the goal state.",
+        "",
+        "## You are also given",
+        "- the previous states,",
+        "- the action you suggested in each of them.",
+        "Compare them with the active state to decide on your next action.",
+        "",
+        *_invalid_and_format(vision=False),
+    ]
+    return "\n".join(lines)

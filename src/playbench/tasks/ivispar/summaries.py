@@ -37,6 +37,7 @@ def outcome_stats(items: list[Episode]) -> dict[str, Any]:
     return {
         "n": len(items),
         "success_rate": fmean(bool(e.get("success")) for e in items),
+        "mean_step_deviation": fmean(e["metrics"].get("step_deviation", 0) for e in items),
         "mean_final_distance": fmean(e["metrics"].get("final_distance", 0) for e in items),
     }
 

@@ -1,4 +1,7 @@
-"""The observation layout the puzzle tasks share: goal, past window, current, in text or images."""
+"""The observation layout the puzzle tasks share, in the original's order (`agent_systems.py` of
+`anon148/iVISPAR`): the past states, oldest first, each followed by the action taken in it; then,
+with images, the goal image, the active (current) image and the step's text; in text, the step's
+text, which holds the goal and active states."""
 
 from __future__ import annotations
 
@@ -14,27 +17,31 @@ def state_parts(
     past: Sequence[tuple[Any, str, str]],
     listing: Callable[[Any], str],
     image: Callable[[Any, str], bytes] | None,
-    guide: str,
-    closing: str,
-    listing_sep: str = ": ",
+    block: Callable[[str | None, str | None], str],
+    results: bool = False,
+    counter: str | None = None,
 ) -> list[Part]:
-    """Goal first, then the `past` (state, move, result) entries oldest first, then the current
-    state last, then `closing`. With `image` set, states are images introduced by `guide`;
-    otherwise each state is `listing(state)` after its title and `listing_sep`."""
-    parts: list[Part] = [TextPart(guide)] if image is not None else []
+    """The parts of one observation.
 
-    def show(title: str, state: Any, kind: str) -> None:
+    `past` holds (state, action as shown, feedback) entries, oldest first. With `image`, states are
+    images and `block(None, None)` is the text after them; otherwise each state is `listing(state)`
+    and `block(goal listing, current listing)` is the step's text. `results` adds each past
+    action's feedback (our extension), `counter` a last line (our step counter)."""
+    parts: list[Part] = []
+    for k, (state, shown, feedback) in enumerate(past, 1):
+        result = f"\nResult: {feedback}" if results else ""
         if image is not None:
-            parts.append(TextPart(f"{title}:"))
-            parts.append(ImagePart(image(state, kind), label=kind))
+            parts.append(ImagePart(image(state, "past"), label="past"))
+            parts.append(TextPart(f"Action: {shown}{result}"))
         else:
-            parts.append(TextPart(f"{title}{listing_sep}{listing(state)}"))
-
-    show("Goal state", goal, "goal")
-    for k, (state, shown, feedback) in enumerate(past):
-        ago = len(past) - k
-        show(f"Past state ({ago} move{'s' if ago > 1 else ''} ago)", state, "past")
-        parts.append(TextPart(f"Your move from that state: {shown}\nResult: {feedback}"))
-    show("Current state", current, "current")
-    parts.append(TextPart(closing))
+            parts.append(TextPart(f"Previous state {k}:\n{listing(state)}"))
+            parts.append(TextPart(f"Previous action {k}: {shown}{result}"))
+    if image is not None:
+        parts.append(ImagePart(image(goal, "goal"), label="goal"))
+        parts.append(ImagePart(image(current, "current"), label="current"))
+        parts.append(TextPart(block(None, None)))
+    else:
+        parts.append(TextPart(block(listing(goal), listing(current))))
+    if counter:
+        parts.append(TextPart(counter))
     return parts

@@ -1,0 +1,1 @@
+"""Shipped data of the iVISPAR suite (see ATTRIBUTION.md)."""
