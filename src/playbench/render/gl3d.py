@@ -17,6 +17,8 @@ What it offers:
   decals (`add_text`, drawn with Pillow into textures).
 - `Camera`, `fit_camera`: a perspective camera; `fit_camera` frames points from a direction given
   as elevation (`pitch`) and heading (`yaw`), e.g. a board seen from the front-top.
+- `Lighting` (opt-in, `Scene.lighting`): a scene's own key light with a highlight, and hard
+  shadows its meshes cast onto a ground area (e.g. a board), for suites imitating a given look.
 - `Scene.render` returns the RGB image and the object-id image drawn in the same pass (a second,
   int32 colour attachment): `object_at(ids, x, y)` tells which object is under a pixel
   (`BACKGROUND_ID` = 0 where there is none). `Scene.render_image` skips the ids and is faster.
@@ -25,11 +27,11 @@ What it offers:
 World axes: y is up; with yaw 0 the camera looks along -z, so +x is to the right in the image
 and +z towards the viewer. Row 0 of returned arrays is the top of the image.
 
-Looking the same everywhere: shading is Lambert + ambient with fixed lights, computed per vertex;
-there is no MSAA, no anisotropic filtering, no time-dependent state, and the same scene gives
-the same pixels and PNG bytes on one machine. Anti-aliasing is supersampling: the frame is drawn
-at `supersample`× the size and reduced with Pillow's box filter (`Image.reduce`), which is exact
-integer arithmetic and so independent of the driver.
+Looking the same everywhere: shading is Lambert + ambient with fixed lights (or a scene's own
+`Lighting`), computed per vertex; there is no MSAA, no anisotropic filtering, no time-dependent
+state, and the same scene gives the same pixels and PNG bytes on one machine. Anti-aliasing is
+supersampling: the frame is drawn at `supersample`× the size and reduced with Pillow's box filter
+(`Image.reduce`), which is exact integer arithmetic and so independent of the driver.
 
 Cost on a CPU (llvmpipe rasterises on the CPU): fragments dominate, and texture sampling costs much
 more per pixel than flat colour. So: prefer flat-coloured meshes and keep textures for small
@@ -480,6 +482,54 @@ def fit_camera(
     return Camera(cam.eye, cam.target, fov_y=fov_y, near=near, far=distance + 2 * radius)
 
 
+# --- lighting ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Lighting:
+    """A scene's own lighting, for suites that imitate a particular look (`Scene.lighting`).
+
+    Scenes without one keep the default look (two fixed lights, see `_LIGHTING`). This one is a
+    single directional key light with Lambert shading and a Blinn-Phong highlight plus a flat
+    ambient term, computed in linear light per vertex and converted to sRGB. Textured quads that
+    are `lit` get the diffuse part only.
+
+    `key` is the direction towards the light. With `shadow` set, every closed mesh of the scene
+    casts a hard shadow along the key light onto the ground plane y = `ground`, inside
+    `shadow_area` = (x0, z0, x1, z1) (e.g. a board: nothing beyond it receives shadows): the
+    shadowed pixels of the ground are multiplied by `shadow`. Only the ground receives shadows,
+    not other meshes. Shadows are drawn after the scene's meshes, which hide them where they
+    stand in front, and before its quads, which so stay unshadowed (decals such as labels stay
+    readable, as Unity's text does); the backdrop, drawn before, is shadowed. `ground` should sit
+    a hair above the ground's own surface so that the shadows win its depth test. The meshes of
+    a backdrop cast shadows into the cached backdrop when the backdrop scene has a shadowing
+    `Lighting` of its own.
+    """
+
+    key: Vec3 = (0.0, 1.0, 0.0)
+    key_strength: float = 1.0
+    ambient: float = 0.3
+    specular: float = 0.0
+    shininess: float = 32.0
+    shadow: float | None = None
+    ground: float = 0.0
+    shadow_area: tuple[float, float, float, float] = (-1e4, -1e4, 1e4, 1e4)
+
+    def shading(self) -> tuple[Vec3, float, float, float, float]:
+        """What the shader programs depend on (shadows are drawn by programs of their own)."""
+        return (tuple(self.key), self.key_strength, self.ambient, self.specular, self.shininess)
+
+    def shadow_matrix(self) -> np.ndarray:
+        """The 4x4 projection of world points along the key light onto the plane y = `ground`."""
+        d = -_normalized(self.key)  # the light's travel direction
+        if d[1] > -1e-3:
+            raise ValueError(f"a shadowing key light must shine downwards, got key={self.key}")
+        sx, sz, h = d[0] / d[1], d[2] / d[1], self.ground
+        return np.array(
+            [[1.0, -sx, 0.0, sx * h], [0.0, 0.0, 0.0, h], [0.0, -sz, 1.0, sz * h], [0.0, 0.0, 0.0, 1.0]]
+        )
+
+
 # --- scene ---------------------------------------------------------------------------------
 
 
@@ -511,6 +561,7 @@ class Scene:
     quads: list[_QuadItem] = field(default_factory=list)
     backdrop: Scene | None = None
     backdrop_key: Hashable = None
+    lighting: Lighting | None = None  # None: the default two-light look
 
     def set_backdrop(self, backdrop: Scene, key: Hashable) -> None:
         """Draw `backdrop` (e.g. a board or a room) behind this scene's own items.
@@ -569,15 +620,16 @@ class Scene:
         transform: np.ndarray,
         ink: RGB,
         px: int = 64,
+        stroke: int = 0,
     ) -> float:
         """Write `text` as a decal (see `text_image`): `transform` places a text box of height 1
         (along z) on the unit x-z square, as for `add_textured_quad`, and the box's width follows
         the text. `px` is the font size in texels; about the on-screen size at 2x supersampling
-        keeps it sharp. Like every decal it writes no object id. Returns the box's width relative
-        to its height."""
-        image = text_image(text, ink, px)
+        keeps it sharp; `stroke` (texels) thickens the glyphs, e.g. for bold labels. Like every
+        decal it writes no object id. Returns the box's width relative to its height."""
+        image = text_image(text, ink, px, stroke)
         aspect = image.width / image.height
-        key = ("text", text, tuple(ink), int(px))
+        key = ("text", text, tuple(ink), int(px)) + ((int(stroke),) if stroke else ())
         placed = np.array(transform, dtype=np.float64)
         placed[:, 0] *= aspect  # = transform @ scale(aspect, 1, 1)
         self.add_textured_quad(image, placed, transparent=True, key=key)
@@ -624,8 +676,9 @@ def ground_quad(center: Vec3, width: float, depth: float, rotation_y: float = 0.
 
 
 @lru_cache(maxsize=512)
-def text_image(text: str, ink: RGB, px: int = 64) -> Image.Image:
-    """`text` in `ink` on a transparent RGBA image, with a font of `px` texels.
+def text_image(text: str, ink: RGB, px: int = 64, stroke: int = 0) -> Image.Image:
+    """`text` in `ink` on a transparent RGBA image, with a font of `px` texels, its glyphs
+    thickened by `stroke` texels (0: the font's own weight).
 
     Every text of one `px` gets the same height, with the digits centred vertically and room for
     descenders, so labels drawn at one size in a scene look the same size. Colour is uniform and
@@ -638,13 +691,15 @@ def text_image(text: str, ink: RGB, px: int = 64) -> Image.Image:
     _, digit_top, _, baseline = font.getbbox("0")
     _, _, _, low = font.getbbox("gjpqy")
     left, _, right, _ = font.getbbox(text)
-    pad = max(2, int(px) // 6)
+    stroke = max(0, int(stroke))
+    pad = max(2, int(px) // 6) + stroke
     room = max(0, int(low) - int(baseline))  # descender depth, mirrored above to keep the centre
     top = int(digit_top) - room - pad
     width = max(1, int(right) - int(left)) + 2 * pad
     height = int(baseline) + room + pad - top
     mask = Image.new("L", (width, height), 0)
-    ImageDraw.Draw(mask).text((pad - int(left), -top), text, font=font, fill=255)
+    bold = {"stroke_width": stroke, "stroke_fill": 255} if stroke else {}
+    ImageDraw.Draw(mask).text((pad - int(left), -top), text, font=font, fill=255, **bold)
     image = Image.new("RGBA", (width, height), (*ink, 0))
     image.putalpha(mask)
     return image
@@ -678,8 +733,7 @@ float light_factor(vec3 n) {
 }
 """
 
-_MESH_VS = (
-    """
+_MESH_VS_HEAD = """
 #version 330
 uniform mat4 u_vp;
 uniform vec3 u_eye;
@@ -692,6 +746,9 @@ in int i_id;
 out vec3 v_color;
 flat out int v_id;
 """
+
+_MESH_VS = (
+    _MESH_VS_HEAD
     + _LIGHTING
     + """
 void main() {
@@ -706,6 +763,19 @@ void main() {
 """
 )
 
+# main() of the mesh vertex shader under a scene's own `Lighting` (see `_lighting_glsl`).
+_MESH_VS_LIT_MAIN = """
+void main() {
+    vec4 world = i_model * vec4(in_pos, 1.0);
+    gl_Position = u_vp * world;
+    vec3 n = normalize(i_nmat * in_normal);
+    vec3 v = normalize(u_eye - world.xyz);
+    if (dot(n, v) < 0.0) n = -n;
+    v_color = min(shade(i_color, n, v), vec3(1.0));
+    v_id = i_id;
+}
+"""
+
 _MESH_FS = """
 #version 330
 in vec3 v_color;
@@ -718,8 +788,7 @@ void main() {
 }
 """
 
-_QUAD_VS = (
-    """
+_QUAD_VS_HEAD = """
 #version 330
 uniform mat4 u_vp;
 uniform mat4 u_model;
@@ -731,8 +800,8 @@ in vec3 in_pos;
 out vec2 v_uv;
 out float v_light;
 """
-    + _LIGHTING
-    + """
+
+_QUAD_VS_MAIN = """
 void main() {
     vec4 world = u_model * vec4(in_pos, 1.0);
     gl_Position = u_vp * world;
@@ -743,7 +812,8 @@ void main() {
     v_light = u_lit ? light_factor(n) : 1.0;
 }
 """
-)
+
+_QUAD_VS = _QUAD_VS_HEAD + _LIGHTING + _QUAD_VS_MAIN
 
 _QUAD_FS = """
 #version 330
@@ -757,6 +827,88 @@ void main() {
     vec4 c = texture(u_tex, v_uv);
     f_color = vec4(min(c.rgb * v_light, vec3(1.0)), c.a);
     f_id = u_id;
+}
+"""
+
+
+def _glsl_float(x: float) -> str:
+    return f"{float(x):.9e}"
+
+
+def _lighting_glsl(lighting: Lighting) -> str:
+    """The GLSL of a scene's own `Lighting`: `light_factor(n)` (diffuse, for lit quads) and
+    `shade(srgb, n, v)` (diffuse and highlight, for meshes), in linear light, returning sRGB."""
+    k = _normalized(lighting.key)
+    return f"""
+const vec3 KEY = vec3({_glsl_float(k[0])}, {_glsl_float(k[1])}, {_glsl_float(k[2])});
+const float AMBIENT = {_glsl_float(lighting.ambient)};
+const float KEY_STRENGTH = {_glsl_float(lighting.key_strength)};
+const float SPECULAR = {_glsl_float(lighting.specular)};
+const float SHININESS = {_glsl_float(lighting.shininess)};
+float light_factor(vec3 n) {{
+    return pow(AMBIENT + KEY_STRENGTH * max(dot(n, KEY), 0.0), 1.0 / 2.2);
+}}
+vec3 shade(vec3 srgb, vec3 n, vec3 v) {{
+    float d = max(dot(n, KEY), 0.0);
+    vec3 linear = pow(srgb, vec3(2.2)) * (AMBIENT + KEY_STRENGTH * d);
+    float s = d > 0.0 ? SPECULAR * pow(max(dot(n, normalize(KEY + v)), 0.0), SHININESS) : 0.0;
+    return pow(linear + vec3(s), vec3(1.0 / 2.2));
+}}
+"""
+
+
+# Shadows (`Lighting.shadow`), in two passes after a layer's meshes (before its quads). First the
+# casters' meshes, flattened onto the ground along the light and clipped to the shadow area, set
+# the alpha of the pixels they cover to the shadow factor (depth-tested, so what stands in front
+# hides them; the colour is untouched, and overlapping shadows set the same value, so they never
+# darken twice). Then one quad over the shadow area multiplies the colour by that alpha (blend
+# factor DST_ALPHA) and resets alpha to 1. Blending elsewhere keeps the frame's alpha at 1.
+_SHADOW_VS = """
+#version 330
+uniform mat4 u_vp;
+uniform mat4 u_project;
+uniform vec4 u_area;
+in vec3 in_pos;
+in mat4 i_model;
+out float gl_ClipDistance[4];
+void main() {
+    vec4 ground = u_project * (i_model * vec4(in_pos, 1.0));
+    // clipped to the shadow area by geometry: no fragment outside it is ever shaded
+    gl_ClipDistance[0] = ground.x - u_area.x;
+    gl_ClipDistance[1] = u_area.z - ground.x;
+    gl_ClipDistance[2] = ground.z - u_area.y;
+    gl_ClipDistance[3] = u_area.w - ground.z;
+    gl_Position = u_vp * ground;
+}
+"""
+
+_SHADOW_FS = """
+#version 330
+uniform float u_strength;
+layout(location = 0) out vec4 f_color;
+void main() {
+    f_color = vec4(0.0, 0.0, 0.0, u_strength);
+}
+"""
+_GL_CLIP_DISTANCE0 = 0x3000
+
+_DARKEN_VS = """
+#version 330
+uniform mat4 u_vp;
+uniform vec4 u_area;
+uniform float u_ground;
+in vec3 in_pos;
+void main() {
+    vec2 t = in_pos.xz + 0.5;
+    gl_Position = u_vp * vec4(mix(u_area.x, u_area.z, t.x), u_ground, mix(u_area.y, u_area.w, t.y), 1.0);
+}
+"""
+
+_DARKEN_FS = """
+#version 330
+layout(location = 0) out vec4 f_color;
+void main() {
+    f_color = vec4(0.0, 0.0, 0.0, 1.0);
 }
 """
 
@@ -779,20 +931,37 @@ def _normal_matrices(models: np.ndarray) -> np.ndarray:
 class _MeshGL:
     def __init__(self, ctx: Any, prog: Any, mesh: Mesh) -> None:
         data = np.hstack([mesh.positions, mesh.normals]).astype(np.float32)
+        self._ctx = ctx
         self.vbo = ctx.buffer(data.tobytes())
         self.ibo = ctx.buffer(reserve=_INSTANCE_DTYPE.itemsize * 16, dynamic=True)
         self.capacity = 16
         self.closed = mesh.closed
-        self.vao = ctx.vertex_array(
-            prog,
-            [
-                (self.vbo, "3f 3f", "in_pos", "in_normal"),
-                (self.ibo, "16f 9f 3f 1i/i", "i_model", "i_nmat", "i_color", "i_id"),
-            ],
-        )
+        self.vaos: dict[int, Any] = {}  # program glo -> vertex array over the same buffers
+        self.vao_for(prog)
+
+    def vao_for(self, prog: Any) -> Any:
+        vao = self.vaos.get(prog.glo)
+        if vao is None:
+            vao = self.vaos[prog.glo] = self._ctx.vertex_array(
+                prog,
+                [
+                    (self.vbo, "3f 3f", "in_pos", "in_normal"),
+                    (self.ibo, "16f 9f 3f 1i/i", "i_model", "i_nmat", "i_color", "i_id"),
+                ],
+            )
+        return vao
+
+    def shadow_vao_for(self, prog: Any) -> Any:
+        # positions and model matrices only; the instances are those the mesh pass just wrote
+        vao = self.vaos.get(prog.glo)
+        if vao is None:
+            vao = self.vaos[prog.glo] = self._ctx.vertex_array(
+                prog, [(self.vbo, "3f 12x", "in_pos"), (self.ibo, "16f 52x/i", "i_model")]
+            )
+        return vao
 
     def release(self) -> None:
-        for obj in (self.vao, self.vbo, self.ibo):
+        for obj in (*self.vaos.values(), self.vbo, self.ibo):
             obj.release()
 
 
@@ -839,11 +1008,50 @@ class _Renderer:
         quad = get_mesh("plane")
         self.quad_vbo = ctx.buffer(quad.positions.tobytes())
         self.quad_vao = ctx.vertex_array(self.quad_prog, [(self.quad_vbo, "3f", "in_pos")])
+        self.lit_programs: OrderedDict[Hashable, tuple[Any, Any, Any]] = OrderedDict()
+        self.shadow_programs: tuple[Any, Any, Any] | None = None
         self.meshes: dict[str, _MeshGL] = {}
         self.textures: OrderedDict[Hashable, Any] = OrderedDict()
         self.texture_bytes = 0
         self.backdrops: OrderedDict[Hashable, tuple[Any, Any, Any]] = OrderedDict()
         self.framebuffers: OrderedDict[tuple[int, int, int], _Target] = OrderedDict()
+
+    def _programs(self, lighting: Lighting | None) -> tuple[Any, Any, Any]:
+        """(mesh program, quad program, quad vertex array) for a scene's lighting."""
+        if lighting is None:
+            return self.mesh_prog, self.quad_prog, self.quad_vao
+        shading = lighting.shading()
+        entry = self.lit_programs.get(shading)
+        if entry is None:
+            block = _lighting_glsl(lighting)
+            ctx = self.ctx
+            mesh = ctx.program(
+                vertex_shader=_MESH_VS_HEAD + block + _MESH_VS_LIT_MAIN, fragment_shader=_MESH_FS
+            )
+            quad = ctx.program(vertex_shader=_QUAD_VS_HEAD + block + _QUAD_VS_MAIN, fragment_shader=_QUAD_FS)
+            vao = ctx.vertex_array(quad, [(self.quad_vbo, "3f", "in_pos")])
+            entry = self.lit_programs[shading] = (mesh, quad, vao)
+            if len(self.lit_programs) > 8:
+                old, old_quad, old_vao = self.lit_programs.popitem(last=False)[1]
+                for glm in self.meshes.values():
+                    stale = glm.vaos.pop(old.glo, None)
+                    if stale is not None:
+                        stale.release()
+                for obj in (old_vao, old, old_quad):
+                    obj.release()
+        else:
+            self.lit_programs.move_to_end(shading)
+        return entry
+
+    def _shadow_programs(self) -> tuple[Any, Any, Any]:
+        """(shadow program, darkening program, darkening quad's vertex array)."""
+        if self.shadow_programs is None:
+            ctx = self.ctx
+            shadow = ctx.program(vertex_shader=_SHADOW_VS, fragment_shader=_SHADOW_FS)
+            darken = ctx.program(vertex_shader=_DARKEN_VS, fragment_shader=_DARKEN_FS)
+            vao = ctx.vertex_array(darken, [(self.quad_vbo, "3f", "in_pos")])
+            self.shadow_programs = (shadow, darken, vao)
+        return self.shadow_programs
 
     def forget_mesh(self, name: str) -> None:
         old = self.meshes.pop(name, None)
@@ -958,6 +1166,8 @@ class _Renderer:
         ctx.disable(mgl.CULL_FACE | mgl.BLEND)
         ctx.enable(mgl.DEPTH_TEST)
         self._draw_meshes(scene, vp, eye)
+        if scene.lighting is not None and scene.lighting.shadow is not None:
+            self._draw_shadows(scene, scene.lighting, vp, fbo)
         self._draw_quads(scene, vp, eye, fbo)
         ctx.disable(mgl.DEPTH_TEST | mgl.CULL_FACE | mgl.BLEND)
         fbo.depth_mask = True
@@ -1002,8 +1212,9 @@ class _Renderer:
         groups: dict[str, list[_MeshItem]] = {}
         for item in scene.meshes:
             groups.setdefault(item.shape, []).append(item)
-        self.mesh_prog["u_vp"].write(vp)
-        self.mesh_prog["u_eye"].value = eye
+        prog = self._programs(scene.lighting)[0]
+        prog["u_vp"].write(vp)
+        prog["u_eye"].value = eye
         for shape in reversed(groups):
             items = groups[shape][::-1]
             glm = self._mesh(shape)
@@ -1022,14 +1233,17 @@ class _Renderer:
                 self.ctx.enable(self.mgl.CULL_FACE)
             else:
                 self.ctx.disable(self.mgl.CULL_FACE)
-            glm.vao.render(self.mgl.TRIANGLES, instances=len(items))
+            glm.vao_for(prog).render(self.mgl.TRIANGLES, instances=len(items))
 
     def _draw_quads(self, scene: Scene, vp: bytes, eye: Vec3, fbo: Any) -> None:
         if not scene.quads:
             return
-        ctx, mgl, prog = self.ctx, self.mgl, self.quad_prog
+        ctx, mgl = self.ctx, self.mgl
+        _, prog, vao = self._programs(scene.lighting)
         ctx.disable(mgl.CULL_FACE)
-        ctx.blend_func = mgl.SRC_ALPHA, mgl.ONE_MINUS_SRC_ALPHA
+        # Colour blends by the decal's alpha; the frame's alpha stays as it is (1, except while
+        # shadows are drawn, which use it).
+        ctx.blend_func = mgl.SRC_ALPHA, mgl.ONE_MINUS_SRC_ALPHA, mgl.ZERO, mgl.ONE
         prog["u_vp"].write(vp)
         prog["u_eye"].value = eye
         prog["u_tex"].value = 0
@@ -1051,7 +1265,55 @@ class _Renderer:
                 ctx.disable(mgl.BLEND)
                 fbo.depth_mask = True
                 self._masks(fbo, colors=True, ids=True)
-            self.quad_vao.render(mgl.TRIANGLES)
+            vao.render(mgl.TRIANGLES)
+
+    def _draw_shadows(self, scene: Scene, lighting: Lighting, vp: bytes, fbo: Any) -> None:
+        # See _SHADOW_VS. Runs right after _draw_meshes of the same scene, whose instance buffers
+        # still hold this scene's instances (same shapes, same counts).
+        counts: dict[str, int] = {}
+        for item in scene.meshes:
+            counts[item.shape] = counts.get(item.shape, 0) + 1
+        casters = [(shape, n) for shape, n in counts.items() if self._mesh(shape).closed]
+        if not casters:
+            return
+        ctx, mgl = self.ctx, self.mgl
+        shadow, darken, darken_vao = self._shadow_programs()
+        area = tuple(float(v) for v in lighting.shadow_area)
+        two = len(fbo.color_attachments) > 1  # the id attachment is never written here
+        off = (False,) * 4
+        alpha_only = (False, False, False, True)
+        fbo.color_mask = (alpha_only, off) if two else alpha_only
+        fbo.use()  # moderngl applies a colour mask when the framebuffer is bound
+        fbo.depth_mask = False
+        ctx.disable(mgl.BLEND)
+        # culling back faces keeps the light-facing side, whose flattened image covers the whole
+        # shadow once (seen from above the ground, as the light and the camera see it)
+        ctx.enable(mgl.DEPTH_TEST | mgl.CULL_FACE)
+        shadow["u_vp"].write(vp)
+        shadow["u_project"].write(_gl_matrix(lighting.shadow_matrix()))
+        shadow["u_area"].value = area
+        shadow["u_strength"].value = float(lighting.shadow)
+        for plane in range(4):
+            ctx.enable_direct(_GL_CLIP_DISTANCE0 + plane)
+        for shape, n in casters:
+            self._mesh(shape).shadow_vao_for(shadow).render(mgl.TRIANGLES, instances=n)
+        for plane in range(4):
+            ctx.disable_direct(_GL_CLIP_DISTANCE0 + plane)
+        fbo.color_mask = ((True,) * 4, off) if two else (True,) * 4
+        fbo.use()
+        ctx.disable(mgl.DEPTH_TEST | mgl.CULL_FACE)
+        ctx.enable(mgl.BLEND)
+        ctx.blend_func = mgl.ZERO, mgl.DST_ALPHA, mgl.ONE, mgl.ZERO
+        darken["u_vp"].write(vp)
+        darken["u_area"].value = area
+        darken["u_ground"].value = float(lighting.ground)
+        darken_vao.render(mgl.TRIANGLES)
+        ctx.blend_func = mgl.SRC_ALPHA, mgl.ONE_MINUS_SRC_ALPHA, mgl.ZERO, mgl.ONE
+        ctx.disable(mgl.BLEND)
+        ctx.enable(mgl.DEPTH_TEST)  # as the quads that follow expect
+        fbo.depth_mask = True
+        self._masks(fbo, colors=True, ids=True)
+        fbo.use()
 
 
 def _get_renderer() -> _Renderer:
