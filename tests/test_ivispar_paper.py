@@ -346,3 +346,17 @@ def test_the_oracle_has_no_deviation_and_the_originals_random_sequences_have_the
             assert task.step(f"action: {move}").validity is not Validity.INVALID
         deviations.append(task.outcome().metrics["step_deviation"])
     assert fmean(deviations) == pytest.approx(7.5, abs=0.01)
+
+
+def test_vision_observations_follow_the_originals_order():
+    task = make_task("ivispar/sgp-2d", image_size=96)
+    task.reset(paper_boards()[3])
+    task.step("no idea")
+    move = task.oracle_action("player")
+    task.step(move)
+    parts = task.observe("player").parts
+    kinds = [getattr(p, "label", None) or p.text.split(":")[0].split("\n")[0] for p in parts]
+    assert kinds == ["past", "Action", "past", "Action", "goal", "current", "## The images"]
+    assert parts[1].text == "Action: (no valid action found)"
+    assert parts[3].text == f"Action: {move.removeprefix('action: ')}"
+    assert "label active and a blue background" in parts[-1].text
