@@ -382,7 +382,7 @@ def test_observation_is_one_png_of_the_start_board(default_set):
     assert [im.label for im in obs.images] == ["current"]
     png = obs.images[0].png
     assert png.startswith(PNG_MAGIC)
-    assert Image.open(io.BytesIO(png)).size == (160, 160)
+    assert Image.open(io.BytesIO(png)).size == (160, 120)  # 4:3, as the original's images
     # the same picture the puzzle shows as its current state at the start
     puzzle_task = sgp.SlidingGeomTask(modality="2d", image_size=160)
     puzzle_task.reset(inst.puzzle())

@@ -39,14 +39,14 @@ def setup():
 
 def test_images_are_pngs_of_the_configured_size(setup):
     inst, actions = setup
-    for size in (512, 200):
+    for size in (512, 200, 1200):
         task = make_task("ivispar/sgp-2d", image_size=size)
         obs = play(task, inst, actions)
         # the original's order: past states first, then the goal, the active (current) state last
         assert [im.label for im in obs.images] == ["past", "past", "goal", "current"]
         for im in obs.images:
             img = decode(im.png)
-            assert img.size == (size, size)
+            assert img.size == (size, size * 3 // 4)  # the original's 4:3 (1200x900)
 
 
 def test_images_are_deterministic_and_state_dependent(setup):
@@ -64,6 +64,22 @@ def test_frame_colours_tell_the_kind():
     for kind, (rgb, _) in KINDS.items():
         img = decode(render_board(board, [], kind))
         assert img.getpixel((2, img.height - 3)) == rgb
+    # the original's colours and words (Data/Params/color_codes.json): the current state is "active"
+    assert KINDS == {
+        "past": ((141, 153, 174), "past"),
+        "current": ((82, 138, 174), "active"),
+        "goal": ((100, 191, 106), "goal"),
+    }
+
+
+def test_the_board_sits_where_the_originals_figure_puts_it():
+    # render_2D.py: a 1200x900 figure, axes from 25 % to 80 % of the width and 10 % to 90 % of the
+    # height, a square grid: 165 px tiles from x = 300 and y = 120 on a 4x4 board
+    lay = layout(4, 4, 1200)
+    assert (lay.width, lay.height, lay.tile, lay.x0, lay.y0) == (1200, 900, 165, 300, 120)
+    img = decode(render_board(get_board(4, 4), [], "goal", size=1200))
+    assert img.getpixel((310, 130)) == KINDS["goal"][0]  # tiles are the frame's colour
+    assert img.getpixel((300, 200)) == (0, 0, 0)  # a grid line
 
 
 def test_geoms_are_drawn_in_their_colour_on_their_tile(setup):

@@ -1,9 +1,9 @@
 """Top-down 2D view of the numbered sliding tile puzzle (the paper's Figure 10).
 
-Same frame and layout as the geom puzzle's 2D view (`render2d`): grey past, blue active, green
-goal, the state's name in the top band, column letters under the board and row numbers to its
-left. Tiles are raised squares with their number; the empty cell shows its coordinate when
-labels are on.
+Same frame and layout as the geom puzzle's 2D view (`render2d`, the original's): grey past, blue
+active, green goal, the state's name in a box at the top right, column letters under the board and
+row numbers to its left. Tiles are raised squares with their number; the empty cell shows its
+coordinate when labels are on.
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ from PIL import ImageDraw
 
 from playbench.render.draw2d import draw_centered_text, get_font, to_png
 from playbench.tasks.ivispar.board import Board
-from playbench.tasks.ivispar.render2d import KINDS, board_base, layout
+from playbench.tasks.ivispar.render2d import FREE_LABEL, KINDS, board_base, layout
 
 TILE_FILL = (238, 214, 170)
 TILE_EDGE = (120, 90, 50)
 NUMBER_INK = (40, 30, 20)
-FREE_LABEL = (150, 150, 150)
 
 
 def render_tiles_2d(
@@ -40,7 +39,7 @@ def render_tiles_2d(
         draw_centered_text(draw, ((x0 + x1) / 2, (y0 + y1) / 2), str(number), number_font, NUMBER_INK)
     if labels:
         occupied = {cell for cell, _ in tiles}
-        font = get_font(max(7, round(lay.tile * 0.2)))
+        font = get_font(lay.font)
         for cell in range(board.cells):
             if cell not in occupied:
                 x0, y0, x1, y1 = lay.tile_box(board, cell)
