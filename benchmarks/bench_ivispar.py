@@ -69,7 +69,7 @@ def bench_2d_frame(instances: list) -> None:
         t0 = time.perf_counter()
         render_board(board, pieces, "current", labels=True, size=512)
         times.append(time.perf_counter() - t0)
-    line("2D frame render 512x512 (PNG bytes), median", statistics.median(times) * 1e3, "ms", 10)
+    line("2D frame render 512x384 (PNG bytes), median", statistics.median(times) * 1e3, "ms", 10)
 
 
 def main() -> None:
