@@ -5,8 +5,9 @@ Target: at least 90% of that. Two figures, measured in the same run:
 
 1. over HTTP: the real `openai` SDK against the scripted OpenAI-compatible server, which runs in
    its own process as a remote server would (in-process it would compete for this one's GIL);
-2. in process: the same episodes with a model object that just sleeps 50 ms, so every CPU cycle
-   spent is playbench's own (task, agent, runner, run directory).
+2. in process: the same episodes with the `mock:` provider (`--model mock:FILE?delay=0.05`), which
+   just sleeps 50 ms before each reply, so every CPU cycle spent is playbench's own (task, agent,
+   runner, run directory).
 
 The difference between the two CPU costs per step is the SDK and HTTP stack's share; on a small
 machine that share, not playbench's, is what bounds the HTTP figure, so the script prints the
@@ -25,9 +26,7 @@ import time
 from pathlib import Path
 
 from playbench.agents import AgentSpec
-from playbench.core.types import Usage
-from playbench.models.base import ChatModel, GenerationParams, Message, ModelResponse
-from playbench.runner.models import ModelPool, ModelSettings
+from playbench.runner.models import ModelSettings
 from playbench.runner.run import RunConfig, execute
 from playbench.testing.scripted_server import server_process
 
@@ -35,24 +34,12 @@ from playbench.testing.scripted_server import server_process
 REPLY = "I will try this.\naction: move purple cube up"
 
 
-class SleepingModel(ChatModel):
-    provider = "sleep"
-
-    def __init__(self, latency: float) -> None:
-        super().__init__("sleep")
-        self.latency = latency
-
-    async def generate(self, messages: list[Message], params: GenerationParams) -> ModelResponse:
-        await asyncio.sleep(self.latency)
-        return ModelResponse(REPLY, Usage(calls=1, cost=None))
-
-
 def run_once(
-    task: str, episodes: int, concurrency: int, base_url: str, tmp: str, name: str
+    task: str, model: str, episodes: int, concurrency: int, base_url: str, tmp: str, name: str
 ) -> tuple[int, float, float]:
     cfg = RunConfig(
         [task],
-        {"*": AgentSpec("llm", "openai:scripted")},
+        {"*": AgentSpec("llm", model)},
         str(Path(tmp) / name),
         episodes=episodes,
         concurrency=concurrency,
@@ -80,7 +67,7 @@ def main() -> None:
     with server_process([REPLY], args.latency) as base_url:
         with tempfile.TemporaryDirectory() as tmp:
             steps, wall, cpu_http = run_once(
-                args.task, args.episodes, args.concurrency, base_url, tmp, "http"
+                args.task, "openai:scripted", args.episodes, args.concurrency, base_url, tmp, "http"
             )
             cpu = cpu_http
             rate = steps / wall
@@ -92,12 +79,13 @@ def main() -> None:
                 f"  step rate {rate:.0f}/s vs ideal {ideal:.0f}/s: {100 * rate / ideal:.1f}% (target >= 90%)"
             )
 
-            original = ModelPool.get
-            ModelPool.get = lambda self, spec: SleepingModel(args.latency)  # type: ignore[method-assign]
-            try:
-                steps, wall, cpu = run_once(args.task, args.episodes, args.concurrency, base_url, tmp, "mem")
-            finally:
-                ModelPool.get = original  # type: ignore[method-assign]
+            replies = Path(tmp) / "replies.jsonl"
+            # token counts given, as a server reports them, so the mock estimates nothing
+            replies.write_text(json.dumps({"reply": REPLY, "input_tokens": 500, "output_tokens": 12}) + "\n")
+            mock = f"mock:{replies}?delay={args.latency}"
+            steps, wall, cpu = run_once(
+                args.task, mock, args.episodes, args.concurrency, base_url, tmp, "mem"
+            )
             rate = steps / wall
             print(
                 f"in process (model sleeps, no SDK): {steps} steps in {wall:.2f} s, "

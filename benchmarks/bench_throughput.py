@@ -4,8 +4,9 @@ For each concurrency C in 1, 8, 32, 128, 256 it runs 2·C text episodes of ivisp
 an illegal command, so each episode takes the full 20 steps) and prints steps per second, the ratio
 to the ideal C / latency, CPU per step and memory per concurrent episode. Two paths, as in
 bench_harness.py: over HTTP (real openai SDK, scripted server in its own process) and in process
-(a model object that sleeps, so the figures are playbench's own). Each measurement runs in a fresh
-process so its peak RSS can be attributed: memory per episode = (peak RSS − peak RSS at C = 1) / C.
+(the `mock:` provider, `--model mock:FILE?delay=0.1`, which only sleeps, so the figures are
+playbench's own). Each measurement runs in a fresh process so its peak RSS can be attributed:
+memory per episode = (peak RSS − peak RSS at C = 1) / C.
 Goal: ≥ 95% of ideal at 128 concurrent episodes, < 5 MB per concurrent text episode.
 
     .venv/bin/python benchmarks/bench_throughput.py [--latency 0.1] [--levels 1,8,32,128,256]
@@ -27,31 +28,29 @@ REPLY = "Let me think.\naction: move purple cube up"
 
 
 def one(mode: str, concurrency: int, latency: float, base_url: str, jitter: float = 0.0) -> dict:
-    import random
+    with tempfile.TemporaryDirectory() as tmp:
+        return _one(mode, concurrency, latency, base_url, jitter, Path(tmp))
 
+
+def _one(mode: str, concurrency: int, latency: float, base_url: str, jitter: float, tmp: Path) -> dict:
     from playbench.agents import AgentSpec
-    from playbench.core.types import Usage
-    from playbench.models.base import ChatModel, GenerationParams, Message, ModelResponse
-    from playbench.runner.models import ModelPool, ModelSettings
+    from playbench.models.base import GenerationParams, Message
+    from playbench.runner.models import ModelSettings
     from playbench.runner.run import RunConfig, execute
 
-    rng = random.Random(0)  # jittered latencies, the same on every run; mean stays `latency`
-
-    class SleepingModel(ChatModel):
-        provider = "sleep"
-
-        async def generate(self, messages: list[Message], params: GenerationParams) -> ModelResponse:
-            await asyncio.sleep(latency * (1 + jitter * (2 * rng.random() - 1)))
-            return ModelResponse(REPLY, Usage(calls=1, cost=None))
-
     if mode == "memory":
-        model = SleepingModel("sleep")
-        ModelPool.get = lambda self, spec: model  # type: ignore[method-assign]
+        # jittered latencies are drawn from a seeded generator: the same on every run, mean `latency`
+        replies = tmp / "replies.jsonl"
+        # token counts given, as a server reports them, so the mock estimates nothing
+        replies.write_text(json.dumps({"reply": REPLY, "input_tokens": 500, "output_tokens": 12}) + "\n")
+        model = f"mock:{replies}?delay={latency}&jitter={jitter}&seed=0"
     else:  # warm up: SDK import and first connection are one-off costs, not per-step ones
         from playbench.models import make_model
 
+        model = "openai:scripted"
+
         async def warm() -> None:
-            m = make_model("openai:scripted", base_url=base_url)
+            m = make_model(model, base_url=base_url)
             await m.generate([Message.text("user", "hi")], GenerationParams())
             await m.aclose()
 
@@ -59,19 +58,18 @@ def one(mode: str, concurrency: int, latency: float, base_url: str, jitter: floa
     from playbench.tasks.ivispar.sgp import SlidingGeomTask
 
     SlidingGeomTask().instances(1, 0)  # task import and solver tables, also one-off
-    with tempfile.TemporaryDirectory() as tmp:
-        cfg = RunConfig(
-            ["ivispar/sgp"],
-            {"*": AgentSpec("llm", "openai:scripted")},
-            str(Path(tmp) / "run"),
-            episodes=2 * concurrency,
-            concurrency=concurrency,
-            models=ModelSettings(base_url=base_url, concurrency=concurrency, timeout=60),
-        )
-        t0, c0 = time.perf_counter(), time.process_time()
-        asyncio.run(execute(cfg))
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        recs = [json.loads(x) for x in (Path(tmp) / "run" / "episodes.jsonl").read_text().splitlines()]
+    cfg = RunConfig(
+        ["ivispar/sgp"],
+        {"*": AgentSpec("llm", model)},
+        str(tmp / "run"),
+        episodes=2 * concurrency,
+        concurrency=concurrency,
+        models=ModelSettings(base_url=base_url, concurrency=concurrency, timeout=60),
+    )
+    t0, c0 = time.perf_counter(), time.process_time()
+    asyncio.run(execute(cfg))
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    recs = [json.loads(x) for x in (tmp / "run" / "episodes.jsonl").read_text().splitlines()]
     steps = sum(r["steps"] for r in recs)
     return {
         "steps": steps,

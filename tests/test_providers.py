@@ -40,13 +40,20 @@ def ask(model, text: str = "hello") -> object:
 # --- registry ---------------------------------------------------------------------------------
 
 
-def test_builtin_providers_come_first_and_load_their_classes():
+def test_builtin_providers_come_first_and_load_their_classes(monkeypatch):
     assert provider_names()[:3] == ["openai", "anthropic", "mock"]
     assert get_provider("openai").load() is OpenAIModel
     assert get_provider("anthropic").load() is AnthropicModel
     assert get_provider("mock").load() is MockModel
     entries = provider_entries()
     assert all(entries[n].origin == "built-in" for n in ("openai", "anthropic", "mock"))
+
+    # a built-in name is resolved without reading every installed package's metadata
+    def no_scan(**kwargs):
+        raise AssertionError("entry points read")
+
+    monkeypatch.setattr("playbench.models.registry.entry_points", no_scan)
+    assert parse_spec("openai:gpt-4o") == ("openai", "gpt-4o") and get_provider("mock").name == "mock"
     assert entries["mock"].spec_form.startswith("mock:FILE") and entries["openai"].spec_form == "openai:MODEL"
 
 
@@ -128,8 +135,8 @@ def test_entry_point_provider_errors_name_the_provider(plugin):
 def test_entry_point_cannot_take_a_builtin_name(plugin):
     plugin("openai = pbecho:EchoModel", ECHO)
     with pytest.warns(UserWarning, match="ignoring model provider 'openai' from pbecho"):
-        entry = get_provider("openai")
-    assert entry.origin == "built-in" and entry.load() is OpenAIModel
+        entries = provider_entries()
+    assert entries["openai"].origin == "built-in" and get_provider("openai").load() is OpenAIModel
 
 
 def test_register_provider_in_code(monkeypatch, tmp_path):

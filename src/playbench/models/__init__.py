@@ -54,16 +54,21 @@ def __getattr__(name: str) -> Any:
 def parse_spec(spec: str) -> tuple[str, str]:
     """`provider:model` -> (provider, model). Only the first colon splits, because model names
     may contain colons themselves (Ollama's `llama3.2:3b`)."""
+    entry, model = _resolve(spec)
+    return entry.name, model
+
+
+def _resolve(spec: str) -> tuple[ProviderEntry, str]:
     if not isinstance(spec, str) or ":" not in spec:
         accepted = ", ".join(provider_names())
         raise ConfigError(
             f"bad model spec {spec!r}: expected PROVIDER:MODEL, e.g. openai:gpt-4o (providers: {accepted})"
         )
     provider, model = (s.strip() for s in spec.split(":", 1))
-    get_provider(provider, spec)  # unknown: a ConfigError suggesting the closest names
+    entry = get_provider(provider, spec)  # unknown: a ConfigError suggesting the closest names
     if not model:
         raise ConfigError(f"bad model spec {spec!r}: the model name after {provider + ':'!r} is empty")
-    return provider, model
+    return entry, model
 
 
 def split_server(spec: str) -> tuple[str, str | None]:
@@ -96,9 +101,8 @@ def make_model(
     """
     spec, own_url = split_server(spec)
     base_url = own_url or base_url
-    provider, model = parse_spec(spec)
+    entry, model = _resolve(spec)
     # Loaded only now, so that `import playbench.models` does not pay for every provider's SDK.
-    entry = get_provider(provider, spec)
     chat = entry.load()(
         model,
         base_url=base_url,
@@ -110,7 +114,7 @@ def make_model(
     )
     if not isinstance(chat, ChatModel):
         raise ConfigError(
-            f"model provider '{provider}' ({entry.entry_point}) made a {type(chat).__name__}, not a ChatModel"
+            f"model provider '{entry.name}' ({entry.entry_point}) made a {type(chat).__name__}, not a ChatModel"
         )
     if cache is not None:
         chat = CachedModel(chat, cache)

@@ -175,14 +175,16 @@ class MockModel(ChatModel):
         reply = self.replies[self.calls % len(self.replies)]
         self.calls += 1
         if self.delay > 0:
-            delay = self.delay * (1 + self.jitter * (2 * self._rng.random() - 1))
+            delay = self.delay
+            if self.jitter:
+                delay *= 1 + self.jitter * (2 * self._rng.random() - 1)
             async with self._gate():
                 await asyncio.sleep(delay)
         if reply.input_tokens is not None:
             input_tokens = reply.input_tokens
         else:
-            prompt = (p.text for m in messages for p in m.parts if isinstance(p, TextPart))
-            input_tokens = sum(estimate_tokens(t) for t in prompt)
+            chars = sum(len(p.text) for m in messages for p in m.parts if isinstance(p, TextPart))
+            input_tokens = math.ceil(chars / 4)
         output_tokens = (
             reply.output_tokens if reply.output_tokens is not None else estimate_tokens(reply.text)
         )
