@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from playbench.agents import AgentSpec
-from playbench.runner.models import ModelSettings
+from playbench.runner.model_pool import ModelSettings
 from playbench.runner.run import RunConfig, execute
 from playbench.testing.scripted_server import server_process
 

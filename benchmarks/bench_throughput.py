@@ -35,7 +35,7 @@ def one(mode: str, concurrency: int, latency: float, base_url: str, jitter: floa
 def _one(mode: str, concurrency: int, latency: float, base_url: str, jitter: float, tmp: Path) -> dict:
     from playbench.agents import AgentSpec
     from playbench.models.base import GenerationParams, Message
-    from playbench.runner.models import ModelSettings
+    from playbench.runner.model_pool import ModelSettings
     from playbench.runner.run import RunConfig, execute
 
     if mode == "memory":

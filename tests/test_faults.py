@@ -16,7 +16,7 @@ import pytest
 from playbench.agents import AgentSpec
 from playbench.core.types import Usage
 from playbench.models import GenerationParams, Message, ModelError, make_model
-from playbench.runner.models import ModelSettings
+from playbench.runner.model_pool import ModelSettings
 from playbench.runner.run import RunConfig, execute
 from playbench.testing.scripted_server import NO_ACTION_REPLY, ScriptedFailure, ScriptedServer
 

@@ -6,7 +6,7 @@ import re
 
 from playbench.agents import AgentSpec
 from playbench.cli import main
-from playbench.runner.models import ModelSettings
+from playbench.runner.model_pool import ModelSettings
 from playbench.runner.run import RunConfig, execute
 from playbench.testing.scripted_server import ScriptedServer
 

@@ -19,7 +19,7 @@ from toy import WalkTask  # noqa: E402
 from playbench.agents import AgentSpec  # noqa: E402
 from playbench.core import registry  # noqa: E402
 from playbench.core.errors import PlaybenchError  # noqa: E402
-from playbench.runner.models import ModelSettings  # noqa: E402
+from playbench.runner.model_pool import ModelSettings  # noqa: E402
 from playbench.runner.run import RunConfig, execute  # noqa: E402
 from playbench.testing.scripted_server import ScriptedServer  # noqa: E402
 

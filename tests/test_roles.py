@@ -4,7 +4,7 @@ import asyncio
 import json
 
 from playbench.agents import AgentSpec
-from playbench.runner.models import ModelSettings
+from playbench.runner.model_pool import ModelSettings
 from playbench.runner.run import RunConfig, execute
 from playbench.testing.scripted_server import ScriptedServer, last_user_text
 

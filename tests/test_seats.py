@@ -14,7 +14,7 @@ from playbench.cli import main
 from playbench.core.errors import ConfigError
 from playbench.core.types import Action
 from playbench.runner.episode import EpisodeJob, run_episode
-from playbench.runner.models import ModelPool, ModelSettings
+from playbench.runner.model_pool import ModelPool, ModelSettings
 from playbench.testing.scripted_server import ScriptedServer, last_user_text
 
 TESTS = Path(__file__).parent

@@ -571,7 +571,7 @@ class OracleResponder(Responder):
 
 
 def run_room(tmp_path, srv, agent: str, options=None, name="run", task_options=None):
-    from playbench.runner.models import ModelSettings
+    from playbench.runner.model_pool import ModelSettings
     from playbench.runner.run import RunConfig, execute
 
     out = tmp_path / name

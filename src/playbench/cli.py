@@ -232,7 +232,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from playbench.agents import AGENTS, registered_agents
-    from playbench.models import PROVIDERS
+    from playbench.models import provider_entries
 
     if args.digests:
         return cmd_digests()
@@ -263,8 +263,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for name in preset_names():
         con.print(f"  [cyan]{name}[/cyan]", highlight=False)
     con.print("[bold]Model providers[/bold]")
-    for name in PROVIDERS:
-        con.print(f"  [cyan]{name}:MODEL[/cyan]", highlight=False)
+    for entry in provider_entries().values():
+        con.print(f"  [cyan]{escape(entry.spec_form)}[/cyan]  {escape(entry.description)}", highlight=False)
     return 0
 
 
@@ -321,7 +321,7 @@ def _load_prices(path: str | None) -> dict[str, Any]:
 def make_run_configs(args: argparse.Namespace) -> list[Any]:
     """One RunConfig, or one per `--model` value (a sweep), each in its own directory."""
     from playbench.agents import parse_agent
-    from playbench.runner.models import ModelSettings
+    from playbench.runner.model_pool import ModelSettings
     from playbench.runner.run import RunConfig
 
     models: list[str | None] = list(dict.fromkeys(args.model)) if args.model else [None]

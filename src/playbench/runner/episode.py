@@ -17,7 +17,7 @@ from playbench.core.task import EpisodeContext, Task, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import Usage
 from playbench.models.base import ModelError
-from playbench.runner.models import ModelPool
+from playbench.runner.model_pool import ModelPool
 from playbench.runner.reader import EpisodeKey, key_filename
 
 # A task's own cap should end every episode long before this; it only guards against a task bug.

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from playbench.core.errors import ConfigError
 from playbench.runner.episode import EpisodeJob, EpisodeOutput, run_episode
-from playbench.runner.models import ModelPool, ModelSettings
+from playbench.runner.model_pool import ModelPool, ModelSettings
 
 ResultCallback = Callable[[EpisodeOutput], None]
 

@@ -24,7 +24,7 @@ from typing import Any
 from playbench.core.errors import ConfigError, PlaybenchError
 from playbench.runner.episode import EpisodeJob, EpisodeKey, EpisodeOutput, run_episode
 from playbench.runner.executors import ResultCallback
-from playbench.runner.models import ModelPool, ModelSettings
+from playbench.runner.model_pool import ModelPool, ModelSettings
 
 INSTALL_HINT = "install the ray extra: pip install 'playbench[ray]'"
 # How long cleanup waits for actors to close their model clients before killing them anyway.

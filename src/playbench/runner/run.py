@@ -19,7 +19,7 @@ from playbench.core.registry import TaskSpec, resolve
 from playbench.report.summary import summarize
 from playbench.runner.episode import EpisodeJob, EpisodeOutput
 from playbench.runner.executors import Executor, make_executor
-from playbench.runner.models import ModelSettings
+from playbench.runner.model_pool import ModelSettings
 from playbench.runner.store import RunStore
 
 # What must match for a directory to be resumed: changing any of these would mix two experiments.
@@ -200,7 +200,7 @@ async def execute_many(
     if any(c.executor != "local" for c in configs):
         return [await execute(c, on_progress=cb, argv=argv) for c, cb in zip(configs, callbacks, strict=True)]
     from playbench.runner.executors import LocalExecutor
-    from playbench.runner.models import ModelPool
+    from playbench.runner.model_pool import ModelPool
 
     pool = ModelPool(configs[0].models, share_provider_budget=True)
     try:

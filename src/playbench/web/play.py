@@ -29,7 +29,7 @@ from playbench.core.registry import TaskSpec, get_spec
 from playbench.core.task import EpisodeContext, Task
 from playbench.core.types import Action, Observation
 from playbench.runner.episode import EpisodeJob, run_episode
-from playbench.runner.models import ModelPool
+from playbench.runner.model_pool import ModelPool
 from playbench.runner.store import RunStore
 
 PLAY_FOLDER = "web-play"

@@ -6,10 +6,10 @@ module's import error only affects the tasks that use it.
 
 from __future__ import annotations
 
-import importlib
 from functools import cache
 
 from playbench.core.errors import ConfigError
+from playbench.core.loading import load_object
 from playbench.tasks.comma.module import PuzzleModule
 
 # In the paper's table order (Tables 1-4): real-time, grounding, then memory / multi-step puzzles.
@@ -34,11 +34,7 @@ def module_class(name: str) -> type[PuzzleModule]:
     """The PuzzleModule class for `name`; a clear ConfigError for an unknown or broken one."""
     if name not in MODULES:
         raise ConfigError(f"unknown COMMA module '{name}' (known: {', '.join(NAMES)})")
-    module_name, _, attr = MODULES[name].partition(":")
-    try:
-        cls = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"COMMA module '{name}' cannot be loaded from '{MODULES[name]}': {exc}") from None
+    cls = load_object(MODULES[name], f"COMMA module '{name}'")
     if not (isinstance(cls, type) and issubclass(cls, PuzzleModule)):
         raise ConfigError(f"COMMA module '{name}': '{MODULES[name]}' is not a PuzzleModule")
     return cls
