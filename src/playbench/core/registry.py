@@ -53,7 +53,9 @@ class TaskSpec:
         for key, value in overrides.items():
             if key in self.fixed and value != self.fixed[key]:
                 wanted = {**self.fixed, key: value}
-                other = next((s.id for s in all_specs() if s.suite == self.suite and s.fixed == wanted), None)
+                # the same class with the wanted value: another class is another task
+                same_task = (s for s in all_specs() if s.entry_point == self.entry_point)
+                other = next((s.id for s in same_task if s.fixed == wanted), None)
                 instead = f"run {other} instead" if other else "it cannot be changed with --set"
                 if self.fixed[key] is None:
                     raise ConfigError(f"--set {key}={json.dumps(value)}: {self.id} takes no {key}; {instead}")

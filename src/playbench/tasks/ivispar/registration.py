@@ -4,7 +4,7 @@ from playbench.core.registry import register
 
 SGP = "playbench.tasks.ivispar.sgp:SlidingGeomTask"
 # The modality defines each puzzle id: `--set modality=2d` on ivispar/sgp is refused and names
-# ivispar/sgp-2d. The board-inference and tile tasks have one id each, so there it is an option.
+# ivispar/sgp-2d. On ivispar/board-inference and the tile task it is an option.
 register(
     "ivispar/sgp",
     SGP,
@@ -30,23 +30,21 @@ register(
     description="iVISPAR auxiliary task: list every geom on a board image (2D; --set modality=3d)",
 )
 # The paper reports board-state inference per modality (Tables 2, 4, 5): one id per modality, for
-# the paper preset. Their modality is a default, not a fixed option: the kernel's "run ... instead"
-# hint for a fixed option looks through every id of the suite with that option, whatever its class,
-# so fixed modalities here would point `ivispar/sgp --set modality=2d` at this task. Not in the
-# suite's default tasks: `ivispar/board-inference` is that one.
+# the paper preset, each pinned to its modality. Not in the suite's default tasks:
+# `ivispar/board-inference` is that one.
 register(
     "ivispar/board-inference-2d",
     INFERENCE,
     description="iVISPAR auxiliary task on 2D board images (the paper's per-modality runs)",
     default=False,
-    modality="2d",
+    fixed={"modality": "2d"},
 )
 register(
     "ivispar/board-inference-3d",
     INFERENCE,
     description="iVISPAR auxiliary task on rendered 3D board views (the paper's per-modality runs)",
     default=False,
-    modality="3d",
+    fixed={"modality": "3d"},
 )
 register(
     "ivispar/stp",
