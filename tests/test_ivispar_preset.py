@@ -3,12 +3,9 @@ tasks really produce, in the paper's unit."""
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
 import pytest
 
-from playbench.core.preset import PublishedTable, get_preset
+from playbench.core.preset import get_preset
 from playbench.core.registry import make_task
 from playbench.report.paper import comparisons
 
@@ -38,7 +35,7 @@ def test_the_run_block_holds_the_papers_settings(preset):
     assert run.task_options == {"max_steps": 20, "past_window": 2}
     options = run.agent_options
     assert options["max_tokens"] == 500 and options["cot"] is True and options["history"] == 0
-    sampling = options["sampling_by_model"]
+    sampling = run.sampling_by_model
     assert sampling["claude-3-5-sonnet-20241022"]["temperature"] == 0.5
     assert sampling["gpt-4o"]["temperature"] == {"text": 0.5}  # vision: the API's default
     assert sampling["Qwen/Qwen2-VL-72B-Instruct-GPTQ-Int4"]["top_p"] == 0.95
@@ -85,9 +82,8 @@ def test_board_state_inference_is_the_pooled_accuracy_of_the_paper():
     assert cells[0] == pytest.approx(35.0)  # the average of 3D and 2D, as the paper's Avg
 
 
-def test_tables_4_and_5_are_ready_to_join_the_preset():
-    text = resources.files("playbench.tasks.ivispar").joinpath("paper_tables_4_5.json").read_text()
-    tables = [PublishedTable.model_validate(t) for t in json.loads(text)["tables"]]
+def test_tables_4_and_5_are_in_the_preset():
+    tables = [t for t in get_preset("ivispar").tables if t.id in ("Table 4", "Table 5")]
     assert [t.id for t in tables] == ["Table 4", "Table 5"]
     sonnet = tables[0].rows[0]
     assert sonnet.model == "Sonnet-3.5" and sonnet.values["Correct"] == {

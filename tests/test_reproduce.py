@@ -22,15 +22,30 @@ def reproduced(tmp_path_factory) -> Path:
     return out
 
 
-def test_the_preset_holds_every_number_of_tables_2_and_3():
+def test_the_preset_holds_every_number_of_tables_2_to_5():
     preset = get_preset("ivispar")
     tables = {t.id: t for t in preset.tables}
-    assert set(tables) == {"Table 2", "Table 3"}
+    assert set(tables) == {"Table 2", "Table 3", "Table 4", "Table 5"}
     gpt = next(r for r in tables["Table 2"].rows if r.model == "GPT-4o")
     assert gpt.values["Completed episodes"]["2D"] == 37.33
     assert len(tables["Table 2"].rows) == len(tables["Table 3"].rows) == 7
     cells = sum(len(v) for t in tables.values() for r in t.rows for v in r.values.values())
-    assert cells == 7 * 3 * 4 + 7 * 5 * 4
+    assert cells == 7 * 3 * 4 + 7 * 5 * 4 + 2 * 4 * 7 * 4
+
+
+def test_the_papers_sampling_for_the_model_given(capsys):
+    from playbench.cli import _paper_sampling
+
+    by_model = get_preset("ivispar").run.sampling_by_model
+    assert _paper_sampling(by_model, ["anthropic:claude-3-5-sonnet-20241022"]) == {
+        "temperature": 0.5,
+        "max_tokens": 500,
+    }
+    qwen = _paper_sampling(by_model, ["openai:Qwen/Qwen2-VL-72B-Instruct-GPTQ-Int4@http://gpu:8000/v1"])
+    assert qwen == {"temperature": 1.0, "top_p": 0.95, "max_tokens": 300}
+    assert "top_k" in capsys.readouterr().err  # reported, as our llm agent has no top-k
+    assert _paper_sampling(by_model, ["openai:some-other-model"]) == {}
+    assert _paper_sampling(by_model, ["openai:gpt-4o", "openai:gpt-4o-mini"]) == {}
 
 
 def test_reproduce_writes_the_papers_rows_beside_the_runs(reproduced):

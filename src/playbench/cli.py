@@ -432,6 +432,31 @@ def cmd_run(args: argparse.Namespace, argv: list[str]) -> int:
     return 0
 
 
+SAMPLING_OPTIONS = ("temperature", "top_p", "max_tokens")
+
+
+def _paper_sampling(by_model: dict[str, dict[str, Any]], models: list[str] | None) -> dict[str, Any]:
+    """The authors' sampling for the one `--model` given, when the preset names that model: the
+    values one run can hold (one per option); a value per modality or top-k is reported, not used."""
+    if not models or len(models) != 1:
+        return {}
+    name = models[0].split(":", 1)[-1].split("@", 1)[0]
+    settings = by_model.get(name)
+    if settings is None:
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in settings.items():
+        if key in SAMPLING_OPTIONS and isinstance(value, int | float):
+            out[key] = value
+        else:
+            err_console.print(
+                f"note: the paper's {key}={value!r} for {name} cannot be applied by this run "
+                "(set it per task with separate runs, or leave the API default)",
+                highlight=False,
+            )
+    return out
+
+
 def cmd_reproduce(args: argparse.Namespace, argv: list[str]) -> int:
     """The preset's settings become the defaults of an ordinary run; what the user passes wins
     (a model, more episodes for a quick look, another agent as a baseline), and the report shows
@@ -450,7 +475,9 @@ def cmd_reproduce(args: argparse.Namespace, argv: list[str]) -> int:
     preset_sets = [f"{k}={json.dumps(v)}" for k, v in preset.run.task_options.items()]
     args.sets = preset_sets + list(args.sets)  # the user's --set comes later and wins
     if args.agent == "llm":
-        for key, value in preset.run.agent_options.items():
+        options = dict(preset.run.agent_options)
+        options.update(_paper_sampling(preset.run.sampling_by_model, args.model))
+        for key, value in options.items():
             if key == "cot":
                 args.no_cot = args.no_cot or not value
             elif getattr(args, key, None) is None:
