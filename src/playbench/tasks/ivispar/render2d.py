@@ -13,6 +13,7 @@ geoms are flat glyphs filled with their colour and outlined in black, two thirds
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -75,30 +76,44 @@ def layout(width: int, height: int, size: int) -> Layout:
     return Layout(w, h, tile, x0, y0, line, font)
 
 
-def label_box(image: Image.Image, title: str) -> None:
-    """The state's name at the top right, as the original's agents drew it on a 1200-wide image:
-    50 px text 50 px from the top and right, 10 + 20 px padding, rounded corners with a 3 px black
-    border, white at half opacity; scaled to the image's width."""
-    f = image.width / 1200
+@lru_cache(maxsize=16)
+def label_patch(title: str, width: int) -> tuple[int, int, Image.Image]:
+    """(x, y, RGBA patch) of the state's name at the top right, as the original's agents drew it on a
+    1200-wide image: 50 px text 50 px from the top and right, 10 + 20 px padding, rounded corners with a
+    3 px black border, white at half opacity; scaled to `width`. Shared by the 2D and 3D images;
+    cached, so callers composite it and never draw on it."""
+    f = width / 1200
     font = get_font(max(8, round(50 * f)))
     left, top, right, bottom = font.getbbox(title)
     text_w, text_h = right - left, bottom - top
     pad, extra, margin = 10 * f, 20 * f, 50 * f
     border, radius = max(1, round(3 * f)), max(2, round(20 * f))
-    text_x = image.width - text_w - pad - margin
-    box = (
-        text_x - pad - extra - border,
-        margin - pad - extra - border,
-        image.width - pad - margin + extra + border,
-        margin + text_h + pad + extra + border,
-    )
-    overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
-    draw = ImageDraw.Draw(overlay)
+    x1 = width - pad - margin + extra + border
+    x0 = width - text_w - pad - margin - pad - extra - border
+    y0 = margin - pad - extra - border
+    y1 = margin + text_h + pad + extra + border
+    X0, Y0 = max(0, math.floor(x0)), max(0, math.floor(y0))
+    X1, Y1 = min(width, math.ceil(x1) + 1), math.ceil(y1) + 1
+    patch = Image.new("RGBA", (X1 - X0, Y1 - Y0), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(patch)
+    box = (x0 - X0, y0 - Y0, x1 - X0, y1 - Y0)
     draw.rounded_rectangle(box, radius=radius + border, fill=(0, 0, 0, 255))
     inner = (box[0] + border, box[1] + border, box[2] - border, box[3] - border)
-    draw.rounded_rectangle(inner, radius=radius, fill=(255, 255, 255, 128))
-    framed = Image.alpha_composite(image.convert("RGBA"), overlay)
-    ImageDraw.Draw(framed).text((text_x, margin), title, font=font, fill=(0, 0, 0, 255))
+    draw.rounded_rectangle(inner, radius=radius, fill=(0, 0, 0, 0))
+    white = Image.new("RGBA", patch.size, (0, 0, 0, 0))
+    ImageDraw.Draw(white).rounded_rectangle(inner, radius=radius, fill=(255, 255, 255, 128))
+    patch = Image.alpha_composite(patch, white)
+    # like the original: the text's origin (not its ink) at the margin, so it sits low in the box
+    text_x = width - text_w - pad - margin - X0
+    ImageDraw.Draw(patch).text((text_x, margin - Y0), title, font=font, fill=(0, 0, 0, 255))
+    return X0, Y0, patch
+
+
+def label_box(image: Image.Image, title: str) -> None:
+    """The state's name in its box at the top right of `image` (see `label_patch`)."""
+    x, y, patch = label_patch(title, image.width)
+    framed = image.convert("RGBA")
+    framed.alpha_composite(patch, (x, y))
     image.paste(framed.convert("RGB"))
 
 

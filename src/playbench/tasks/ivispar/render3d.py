@@ -38,12 +38,12 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from playbench.render import gl3d
 from playbench.render.draw2d import get_font
 from playbench.tasks.ivispar.board import GEOM_COLORS, MAX_SIDE, Board, get_board
-from playbench.tasks.ivispar.render2d import KINDS
+from playbench.tasks.ivispar.render2d import KINDS, label_patch
 from playbench.tasks.ivispar.schema import SGPConfig
 
 Piece = tuple[int, str, str]  # (cell, color, shape)
@@ -177,40 +177,8 @@ def _stone(width: int, height: int, tpt: int) -> Image.Image:
     return Image.fromarray(np.clip(np.rint(pixels), 0, 255).astype(np.uint8), "RGB")
 
 
-@lru_cache(maxsize=16)
-def _label_box(title: str, width: int) -> tuple[int, int, Image.Image]:
-    """(x, y, RGBA patch) of the state's name in a box at the top right, drawn as the original's
-    agent drew it on a 1200-wide image (50 px text and margin, rounded corners, a black border,
-    half-transparent white), scaled to `width`."""
-    f = width / 1200
-    font = get_font(max(8, round(50 * f)))
-    left, top, right, bottom = font.getbbox(title)
-    text_w, text_h = right - left, bottom - top
-    pad, extra, margin = 10 * f, 20 * f, 50 * f
-    border, radius = max(1, round(3 * f)), max(2, round(20 * f))
-    x1 = width - pad - margin + extra + border
-    x0 = width - text_w - pad - margin - pad - extra - border
-    y0 = margin - pad - extra - border
-    y1 = margin + text_h + pad + extra + border
-    X0, Y0 = max(0, math.floor(x0)), max(0, math.floor(y0))
-    X1, Y1 = min(width, math.ceil(x1) + 1), math.ceil(y1) + 1
-    patch = Image.new("RGBA", (X1 - X0, Y1 - Y0), (0, 0, 0, 0))
-    draw = ImageDraw.Draw(patch)
-    box = (x0 - X0, y0 - Y0, x1 - X0, y1 - Y0)
-    draw.rounded_rectangle(box, radius=radius + border, fill=(0, 0, 0, 255))
-    inner = (box[0] + border, box[1] + border, box[2] - border, box[3] - border)
-    draw.rounded_rectangle(inner, radius=radius, fill=(0, 0, 0, 0))
-    white = Image.new("RGBA", patch.size, (0, 0, 0, 0))
-    ImageDraw.Draw(white).rounded_rectangle(inner, radius=radius, fill=(255, 255, 255, 128))
-    patch = Image.alpha_composite(patch, white)
-    # like the original: the text's origin (not its ink) at the margin, so it sits low in the box
-    text_x = width - text_w - pad - margin - X0
-    ImageDraw.Draw(patch).text((text_x, margin - Y0), title, font=font, fill=(0, 0, 0, 255))
-    return X0, Y0, patch
-
-
 def _draw_label(view: np.ndarray, kind: str) -> np.ndarray:
-    x, y, patch = _label_box(KINDS[kind][1], view.shape[1])
+    x, y, patch = label_patch(KINDS[kind][1], view.shape[1])
     h = min(patch.height, view.shape[0] - y)
     if h <= 0:
         return view
