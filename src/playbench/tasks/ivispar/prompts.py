@@ -128,21 +128,22 @@ def _invalid_and_format(vision: bool) -> list[str]:
     ]
 
 
-def vision_block() -> str:
-    """The text after the images of a step (the original's `## Analyze the Images` message)."""
+def vision_block(piece: str = "object", rules: list[str] | None = None) -> str:
+    """The text after the images of a step (the original's `## Analyze the Images` message); the
+    tile puzzle passes its own piece name and rules."""
     lines = [
         "## The images",
         "Your current active board state is the last image, marked with the label active and a blue "
-        "background. Study it and where each object stands.",
+        f"background. Study it and where each {piece} stands.",
         "Your goal is to match the goal state, the image marked with the label goal and a green "
-        "background. Study it and where each object stands.",
+        f"background. Study it and where each {piece} stands.",
         "",
         "## You are also given",
         "- the image(s) of previous states, marked with the label past and a grey background,",
         "- the action you suggested in each of them.",
         "Compare them with your current active state to decide on your next action.",
         "",
-        *_invalid_and_format(vision=True),
+        *(_invalid_and_format(vision=True) if rules is None else rules),
     ]
     return "\n".join(lines)
 

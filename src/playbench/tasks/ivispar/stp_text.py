@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from playbench.tasks.ivispar import prompts
 from playbench.tasks.ivispar.actions import DIRECTION_WORDS, ParseFailure, command_line
 from playbench.tasks.ivispar.board import Board
 from playbench.tasks.ivispar.paper_parse import extract_command
@@ -210,21 +211,7 @@ def _invalid_and_format(vision: bool) -> list[str]:
 
 
 def vision_block() -> str:
-    lines = [
-        "## The images",
-        "Your current active board state is the last image, marked with the label active and a blue "
-        "background. Study it and where each tile stands.",
-        "Your goal is to match the goal state, the image marked with the label goal and a green "
-        "background. Study it and where each tile stands.",
-        "",
-        "## You are also given",
-        "- the image(s) of previous states, marked with the label past and a grey background,",
-        "- the action you suggested in each of them.",
-        "Compare them with your current active state to decide on your next action.",
-        "",
-        *_invalid_and_format(vision=True),
-    ]
-    return "\n".join(lines)
+    return prompts.vision_block("tile", _invalid_and_format(vision=True))
 
 
 def text_block(goal: str, active: str) -> str:
