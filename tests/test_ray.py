@@ -34,7 +34,7 @@ class ExitTask(WalkTask):
     """Kills its whole worker process on the second instance, as an out-of-memory kill would."""
 
     def step(self, action_text):
-        if self.inst.id.endswith("-1"):
+        if self.instance.id.endswith("-1"):
             os._exit(3)
         return super().step(action_text)
 

@@ -354,7 +354,7 @@ def test_room_ids_are_fixed():
     spec = get_spec("visescape/room-01")
     with pytest.raises(ConfigError, match="run visescape/room-02 instead"):
         spec.make(rooms="room-02")
-    with pytest.raises(ConfigError, match="room_file defines the task visescape/room-01"):
+    with pytest.raises(ConfigError, match="visescape/room-01 takes no room_file"):
         spec.make(room_file="my-room.json")
     assert spec.make(rooms="room-01").config.room_list() == ["room-01"]
     assert get_spec("visescape/rooms").make(rooms="room-03").config.room_list() == ["room-03"]
