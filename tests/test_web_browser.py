@@ -459,6 +459,8 @@ def test_static_export_works_offline(browser, runs_root, tmp_path):
     assert page.locator("#run-r0 tbody tr:visible").count() == 2
     page.locator("#run-r1").get_by_role("link", name="long-0").click()
     view = page.locator("section.episode-page:visible [data-episode]")
+    view.wait_for()  # the hash change shows the episode page and hides the results (a loaded machine is slow)
+    wait_until(page, "document.querySelector('#results').offsetParent === null")
     assert not page.locator("#results").is_visible()
     page.keyboard.press("ArrowRight")
     assert view.get_attribute("data-current") == "2"

@@ -313,9 +313,10 @@ def _default_out(agent: str, model: str | None, seed: int) -> str:
 def _load_prices(path: str | None) -> dict[str, Any]:
     if path is None:
         return {}
+    from playbench.core.paths import readable_file
     from playbench.models import load_prices
 
-    return load_prices(path)
+    return load_prices(str(readable_file(path, "--prices file")))
 
 
 def make_run_configs(args: argparse.Namespace) -> list[Any]:
@@ -327,7 +328,9 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
     models: list[str | None] = list(dict.fromkeys(args.model)) if args.model else [None]
     if len(models) > 1 and args.agent in {"random", "oracle", "human"}:
         raise ConfigError("several --model values need a model-driven --agent")
-    cache = str(Path(args.cache).expanduser()) if args.cache else None
+    from playbench.core.paths import writable_file
+
+    cache = str(writable_file(args.cache, "--cache file")) if args.cache else None
     settings = ModelSettings(
         base_url=args.base_url,
         concurrency=args.model_concurrency,
@@ -511,7 +514,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     from playbench.report.tables import load_run, print_table, write_report
 
     runs = [load_run(d) for d in args.dirs]
-    out = args.out or (args.dirs[0] if len(args.dirs) == 1 else "report")
+    from playbench.core.paths import writable_dir, writable_file
+
+    out = str(writable_dir(args.out or (args.dirs[0] if len(args.dirs) == 1 else "report"), "report --out"))
+    if args.html:
+        writable_file(args.html, "--html file")
     print_table(runs)
     paths = write_report(runs, out) + write_plots(runs, out)
     if args.html:

@@ -45,3 +45,6 @@ class Agent(ABC):
 
     @abstractmethod
     async def act(self, observation: Observation) -> Action: ...
+
+    async def close(self) -> None:  # noqa: B027 - a hook with nothing to do by default
+        """The episode is over (however it ended): release what the agent made for it."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -31,7 +32,10 @@ class HumanAgent(Agent):
     ) -> None:
         self.input_fn = input_fn or input
         self.console = console or Console(file=sys.stderr)
-        self.image_dir = Path(image_dir or tempfile.mkdtemp(prefix="playbench-human-"))
+        # a folder of our own making is made at the first image and removed when the episode ends;
+        # a given one is the caller's
+        self._own_dir = image_dir is None
+        self.image_dir: Path | None = None if image_dir is None else Path(image_dir)
 
     async def reset(self, ctx: EpisodeContext) -> None:
         await super().reset(ctx)
@@ -46,8 +50,12 @@ class HumanAgent(Agent):
         c.rule(f"step {observation.step}")
         if observation.text:
             c.print(observation.text, markup=False)
-        self.image_dir.mkdir(parents=True, exist_ok=True)
+        if observation.images and self.image_dir is None:
+            self.image_dir = Path(tempfile.mkdtemp(prefix="playbench-human-"))
+        if self.image_dir is not None:
+            self.image_dir.mkdir(parents=True, exist_ok=True)
         for i, image in enumerate(observation.images):
+            assert self.image_dir is not None
             path = self.image_dir / f"step{observation.step:03d}-{i}-{image.label or 'image'}.png"
             path.write_bytes(image.png)
             c.print(f"[dim]image ({image.label or 'view'}):[/dim] {path}", highlight=False)
@@ -58,3 +66,8 @@ class HumanAgent(Agent):
         if line.strip().lower() in QUIT_WORDS:
             raise AgentStopped("the player quit")
         return Action(text=line)
+
+    async def close(self) -> None:
+        if self._own_dir and self.image_dir is not None:
+            shutil.rmtree(self.image_dir, ignore_errors=True)
+            self.image_dir = None

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 from playbench.agents.base import Agent, AgentStopped
 from playbench.core.errors import ConfigError
+from playbench.core.paths import readable_file
 from playbench.core.task import EpisodeContext, derive_seed
 from playbench.core.types import Action, Observation
 
@@ -54,11 +54,13 @@ class ReplayAgent(Agent):
     name = "replay"
 
     def __init__(self, path: str) -> None:
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise ConfigError(f"replay file '{path}' does not exist")
+        self.path = readable_file(path, "replay file")
+        try:
+            text = self.path.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"replay file '{path}' cannot be read: {exc}") from None
         self.entries: list[dict] = []
-        for lineno, line in enumerate(self.path.read_text().splitlines(), 1):
+        for lineno, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:

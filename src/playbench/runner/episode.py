@@ -81,10 +81,10 @@ async def run_episode(
     task: Task | None = None
     role_labels: dict[str, str] = {}
     instructed: set[str] = set()
+    agents: dict[str, Agent] = {}
     try:
         task = make_task(job.task_id, **job.task_options)
         task.reset(task.load_instance(job.instance))
-        agents = {}
         for role in task.roles:
             spec = job.agent_for(role)
             role_labels[role] = spec.label
@@ -149,6 +149,11 @@ async def run_episode(
     except Exception as exc:  # a bug in a task or agent must not take the whole run down
         error = f"{type(exc).__name__}: {exc}"
         steps.append({"step": len(steps) + 1, "error": error, "traceback": traceback.format_exc()})
+    for agent in agents.values():
+        try:
+            await agent.close()
+        except Exception as exc:  # cleaning up must not lose the episode
+            error = error or f"closing the agent failed: {type(exc).__name__}: {exc}"
 
     success, n_steps, metrics, optimal = False, len(steps), {}, job.instance.get("optimal_steps")
     termination: str = Termination.UNFINISHED

@@ -85,7 +85,8 @@ class RunReader:
         except FileNotFoundError:
             return [], []
         except OSError as exc:
-            return [], [f"cannot read {EPISODES}: {exc.strerror or exc}"]
+            return [], [f"cannot read {self.path / EPISODES}: {exc.strerror or exc}"]
+        where = self.path / EPISODES
         # whole lines only: what follows the last newline is a line still being written (or torn)
         for number, line in enumerate(data.split(b"\n")[:-1], 1):
             if not line.strip():
@@ -93,19 +94,17 @@ class RunReader:
             try:
                 rec = json.loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError):
-                warnings.append(f"{EPISODES} line {number} is not JSON and was skipped")
+                warnings.append(f"{where} line {number} is not JSON and was skipped")
                 continue
             missing = [f for f in REQUIRED_FIELDS if not isinstance(rec, dict) or f not in rec]
             if missing:
-                warnings.append(f"{EPISODES} line {number} lacks {', '.join(missing)} and was skipped")
+                warnings.append(f"{where} line {number} lacks {', '.join(missing)} and was skipped")
                 continue
             try:
                 key = record_key(rec)
                 int(rec["steps"])
             except (TypeError, ValueError):
-                warnings.append(
-                    f"{EPISODES} line {number} has a malformed trial or step count and was skipped"
-                )
+                warnings.append(f"{where} line {number} has a malformed trial or step count and was skipped")
                 continue
             by_key[key] = rec
         return sorted(by_key.values(), key=record_sort_key), warnings

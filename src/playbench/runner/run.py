@@ -20,6 +20,7 @@ from playbench.report.summary import summarize
 from playbench.runner.episode import EpisodeJob, EpisodeOutput
 from playbench.runner.executors import Executor, make_executor
 from playbench.runner.model_pool import ModelSettings
+from playbench.runner.reader import record_key
 from playbench.runner.store import RunStore
 
 # What must match for a directory to be resumed: changing any of these would mix two experiments.
@@ -140,10 +141,28 @@ async def execute(
 ) -> dict[str, Any]:
     """Run every missing episode of `config` and return the summary (also written to summary.json)."""
     jobs, routed = plan(config)
-    store = RunStore(config.out)
+    store = RunStore(config.out)  # refuses at once if another process writes this directory
+    try:
+        return await _execute_locked(config, store, jobs, routed, executor, on_progress, argv)
+    finally:
+        store.close()
+
+
+async def _execute_locked(
+    config: RunConfig,
+    store: RunStore,
+    jobs: list[EpisodeJob],
+    routed: dict[str, dict[str, Any]],
+    executor: Executor | None,
+    on_progress: Callable[[EpisodeOutput, int, int], None] | None,
+    argv: list[str] | None,
+) -> dict[str, Any]:
     config_dict = config.to_dict()
     _check_identity(store, config_dict)
-    done = store.finished_keys(include_errors=not config.retry_errors)
+    records, warnings = store.reader.records_with_warnings()
+    for warning in warnings:  # a damaged line's episode runs again; say so rather than hide it
+        print(f"playbench: warning: {warning}; its episode will run again", file=sys.stderr)
+    done = {record_key(r) for r in records if not config.retry_errors or r.get("error") is None}
     todo = [job for job in jobs if job.key not in done]
     store.write_json(
         "config.json",
@@ -173,9 +192,8 @@ async def execute(
     try:
         await executor.run(todo, config.models, on_result, config.save_images)
     finally:
-        store.close()
         planned = {job.key for job in jobs}
-        records = [r for r in store.records() if (r["task"], r["instance_id"], r["trial"]) in planned]
+        records = [r for r in store.records() if record_key(r) in planned]
         summary = summarize(records, routed)
         summary["planned"] = len(jobs)
         summary["run_this_time"] = finished

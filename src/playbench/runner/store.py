@@ -5,30 +5,69 @@ file and an atomic rename), then its one line is appended to episodes.jsonl with
 `write` on an O_APPEND descriptor. A kill at any moment leaves either no line (the episode runs
 again on resume, overwriting its files) or a whole line. A torn last line, which only a crash of
 the machine itself could leave, is cut off when the directory is opened for writing (readers skip it).
+
+One writer at a time: the store holds an exclusive `flock` on `DIR/.playbench.lock` from opening
+to `close()`, so a second process writing the same directory is refused at once, naming the
+holder. The kernel drops the lock when its process dies, even by `kill -9`, so a killed run never
+blocks its own resume.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
+from playbench.core.errors import ConfigError
+from playbench.core.paths import writable_dir
 from playbench.runner.episode import EpisodeOutput
 from playbench.runner.reader import EPISODES, TRAJECTORIES, EpisodeKey, RunReader
+
+LOCK = ".playbench.lock"
 
 
 class RunStore:
     """The writer of a run directory. Its reading side is a `RunReader`."""
 
-    def __init__(self, out: str | Path) -> None:
-        self.out = Path(out)
-        self.out.mkdir(parents=True, exist_ok=True)
-        (self.out / TRAJECTORIES).mkdir(exist_ok=True)
+    def __init__(self, out: str | Path, wait: float = 0.0) -> None:
+        """Open `out` for writing, waiting up to `wait` seconds for another writer to finish."""
+        self.out = writable_dir(out, "run directory")
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+            (self.out / TRAJECTORIES).mkdir(exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"run directory '{out}' cannot be made: {exc.strerror or exc}") from None
+        self._lock_fd: int | None = None
+        self._lock(wait)
         self.episodes_path = self.out / EPISODES
         self._repair_tail()
         self._fd: int | None = None
         self.reader = RunReader(self.out)
+
+    def _lock(self, wait: float) -> None:
+        path = self.out / LOCK
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = os.pread(fd, 512, 0).decode(errors="replace").strip() or "another process"
+                    os.close(fd)
+                    raise ConfigError(
+                        f"run directory '{self.out}' is being written by {holder}; wait for it to end "
+                        "or use another --out"
+                    ) from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"playbench pid {os.getpid()} ({' '.join(sys.argv[:3])[:200]})".encode(), 0)
+        self._lock_fd = fd
 
     def _repair_tail(self) -> None:
         if not self.episodes_path.exists():
@@ -71,9 +110,19 @@ class RunStore:
             raise OSError(f"short write to {self.episodes_path}: {written} of {len(line)} bytes")
 
     def close(self) -> None:
+        """Finish writing and release the directory (the lock file stays; only a held lock counts)."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing the descriptor drops the flock
+            self._lock_fd = None
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def read_json(self, name: str) -> dict[str, Any] | None:
         return self.reader.json_with_warning(name)[0] or None

@@ -30,7 +30,10 @@ from playbench.core.task import EpisodeContext, Task
 from playbench.core.types import Action, Observation
 from playbench.runner.episode import EpisodeJob, run_episode
 from playbench.runner.model_pool import ModelPool
+from playbench.runner.reader import RunReader
 from playbench.runner.store import RunStore
+
+WRITE_WAIT_S = 10.0
 
 PLAY_FOLDER = "web-play"
 IDLE_TIMEOUT_S = 3 * 3600.0  # a seat left alone this long ends the episode (recorded as abandoned)
@@ -335,13 +338,11 @@ class PlayManager:
         at once never share a trial number."""
         key = (str(run_dir), task_id, instance_id)
         used = set(self._reserved.get(key, set()))
-        store = RunStore(run_dir)
         used |= {
             int(r["trial"])
-            for r in store.records()
+            for r in RunReader(run_dir).records()
             if r["task"] == task_id and str(r["instance_id"]) == instance_id
         }
-        store.close()
         trial = max(used) + 1 if used else 0
         self._reserved.setdefault(key, set()).add(trial)
         return trial
@@ -349,7 +350,8 @@ class PlayManager:
     def _write_config(self, run_dir: Path, setup: PlaySetup, task_options: dict[str, Any]) -> None:
         from playbench.runner.run import RunConfig, git_revision
 
-        store = RunStore(run_dir)
+        # the server writes a play folder only for a moment; a run in it (playbench play) is waited for
+        store = RunStore(run_dir, wait=WRITE_WAIT_S)
         if store.read_json("config.json") is None:
             config = RunConfig(
                 tasks=[setup.task_id],
@@ -376,7 +378,7 @@ class PlayManager:
     def _record(self, session: PlaySession, output: Any) -> None:
         from playbench.report.summary import summarize
 
-        store = RunStore(session.run_dir)
+        store = RunStore(session.run_dir, wait=WRITE_WAIT_S)
         try:
             store.write(output)
             store.write_json(
