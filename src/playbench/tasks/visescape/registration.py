@@ -18,6 +18,23 @@ for _k in range(1, ROOM_COUNT + 1):
         fixed={"rooms": _room, "room_file": None},
     )
 register("visescape/rooms", ROOMS, description="VisEscape: all twenty escape rooms", rooms=["all"])
+# The authors' twenty rooms, read at run time from a clone (`--set source=PATH`; nothing of theirs ships).
+# Without a source they play a demo room of ours in the authors' format (room0), so the ids have a default
+# set; not in the bare suite name.
+ORIGINAL = "playbench.tasks.visescape.original.task:OriginalTask"
+register(
+    "visescape/original",
+    ORIGINAL,
+    description="VisEscape: the authors' twenty rooms and images from a clone (--set source=PATH)",
+    default=False,
+)
+register(
+    "visescape/original-hint",
+    ORIGINAL,
+    description="VisEscape: the authors' rooms in hint mode (exp_hint: a hint after 30 steps without progress)",
+    default=False,
+    fixed={"hints": True},
+)
 register(
     "visescape/quiz-vqa",
     "playbench.tasks.visescape.quiz_vqa:QuizVQATask",

@@ -1,0 +1,436 @@
+"""`visescape/original`: the authors' twenty rooms, played from a clone by the original's rules.
+
+`--set source=PATH` names a clone of `pull-ups/VisEscape-demo` (`images=PATH` optionally the authors'
+full-resolution images); instance ids are the clone's folder names (`room1` ... `room20`). Without a
+source the task plays the built-in demo room `room0` (ours, in their format), so that it has a
+default set for the checks; its README says so.
+
+Each turn shows what the original base agent's prompt shows (`protocol.py`): the action memory, the
+last 10 non-turn actions, the view's image file unchanged, the inventory, the previous action, the
+hint when due, the available actions and at a lock that takes a typed answer the <ANSWER> note. The
+game gives no result text. Metrics are the authors' (`evaluation/get_score.py`): GC = triggers
+reached / CLEAR_PROGRESS, SPL = ORACLE_STEPS / steps when escaped, steps = 300 when not.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, field_validator
+
+from playbench.core.episode import EpisodeTask, ParseError
+from playbench.core.errors import ConfigError
+from playbench.core.task import Instance, TaskConfig, derive_seed
+from playbench.core.termination import Termination
+from playbench.core.types import EpisodeResult, Observation, Part, StepResult, TextPart, Validity
+from playbench.tasks.visescape import metrics as vm
+from playbench.tasks.visescape import protocol as pc
+from playbench.tasks.visescape.original.clone import Clone, CloneError, demo_clone, open_clone
+from playbench.tasks.visescape.original.engine import Game
+from playbench.tasks.visescape.replies import Reply, read_reply, retry_feedback
+
+ALL = "all"
+
+
+class OriginalConfig(TaskConfig):
+    source: str | None = None  # a clone of pull-ups/VisEscape-demo; none: the built-in demo room
+    images: str | None = None  # a folder laid out as roomN/image/... (the authors' full-resolution images)
+    rooms: list[str] = Field(default_factory=lambda: [ALL])
+    hints: bool = False
+    max_steps: int = Field(300, ge=1)
+    patience: int = Field(100, ge=1)  # early stop after this many steps without a new trigger
+    hint_after: int = Field(30, ge=0)  # a hint is due once more steps than this pass without progress
+    history: int = Field(10, ge=0)  # recent (non-turn) actions listed each turn
+    retry_limit: int = Field(3, ge=0)  # free retries after an unavailable or unreadable reply
+    # after the free retries: the original agents play the first action of their shuffled list
+    # (random_action); spend_step counts a step that changes nothing instead
+    fallback: Literal["random_action", "spend_step"] = "random_action"
+    answer_candidates: int = Field(4, ge=1, le=20)  # random answers offered to the random baseline
+
+    @field_validator("rooms", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(",") if v.strip()]
+        return value
+
+
+class OriginalInstance(Instance):
+    room: str  # the clone's folder name
+    spl_steps: int | None = None  # the authors' ORACLE_STEPS for the room (SPL's numerator)
+    clear_progress: int | None = None  # the authors' CLEAR_PROGRESS (GC's denominator)
+
+
+def load_clone(config: OriginalConfig) -> Clone:
+    if config.source is None:
+        if config.images is not None:
+            raise ConfigError("images= needs source= too (a clone of pull-ups/VisEscape-demo)")
+        return demo_clone()
+    try:
+        return open_clone(config.source, config.images)
+    except CloneError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def oracle_plan(clone: Clone, room: str) -> tuple[list[str], bool, list[str]]:
+    """The authors' walkthrough as actions our task accepts: a typed answer becomes
+    <ANSWER>...</ANSWER>; a turn the game does not offer (the walkthrough was recorded with an older
+    room file) is left out. Returns (actions, escaped, images seen on the way)."""
+    game = Game(clone.room(room))
+    plan: list[str] = []
+    images = [game.image()]
+    for turn in clone.walkthrough(room):
+        chosen = str(turn["chosen_action"])
+        if chosen in game.available_actions():
+            plan.append(chosen)
+        elif game.takes_answer():
+            plan.append(f"<ANSWER>{chosen}</ANSWER>")
+        else:
+            continue
+        game.handle_action(chosen)
+        images.append(game.image())
+        if game.cleared():
+            return plan, True, images
+    return plan, False, images
+
+
+class OriginalTask(EpisodeTask):
+    Config: ClassVar[type[TaskConfig]] = OriginalConfig
+    InstanceModel: ClassVar[type[Instance]] = OriginalInstance
+    instance_label: ClassVar[str] = "visescape original"
+    roles: ClassVar[tuple[str, ...]] = ("player",)
+
+    config: OriginalConfig
+
+    # --- instances -----------------------------------------------------------------------------
+    def _room_names(self, clone: Clone) -> list[str]:
+        known = clone.room_names()
+        wanted: list[str] = []
+        for name in self.config.rooms:
+            if name == ALL:
+                wanted += known
+            elif name in known:
+                wanted.append(name)
+            else:
+                where = self.config.source or "the built-in demo"
+                raise ConfigError(
+                    f"unknown room {name!r} in {where} (rooms there: {ALL}, {', '.join(known)})"
+                )
+        return list(dict.fromkeys(wanted))
+
+    def _instances(self, n: int | None, seed: int) -> list[Instance]:
+        clone = load_clone(self.config)
+        names = self._room_names(clone)
+        if seed != 0:  # other seeds visit the rooms in a seeded order
+            random.Random(derive_seed("visescape-original-order", seed)).shuffle(names)
+        total = len(names) if n is None else n
+        out: list[Instance] = []
+        for k in range(total):
+            pass_no, name = k // len(names), names[k % len(names)]
+            try:
+                plan, escaped, _ = oracle_plan(clone, name)
+                spl, clear = clone.oracle_steps(name), clone.clear_progress(name)
+            except CloneError as exc:
+                raise ConfigError(str(exc)) from None
+            out.append(
+                OriginalInstance(
+                    # a longer set than the clone's rooms repeats them under distinct ids
+                    id=name if pass_no == 0 else f"{name}-r{pass_no + 1}",
+                    room=name,
+                    optimal_steps=len(plan) if escaped else None,
+                    spl_steps=spl,
+                    clear_progress=clear,
+                )
+            )
+        return out
+
+    # --- episode -------------------------------------------------------------------------------
+    def _begin(self, instance: OriginalInstance) -> None:
+        self._clone = load_clone(self.config)
+        try:
+            room = self._clone.room(instance.room)
+            self._plan, _, essential = oracle_plan(self._clone, instance.room)
+        except CloneError as exc:
+            raise ConfigError(str(exc)) from None
+        self._game = Game(room)
+        self._log = pc.ActionLog()
+        self._progress = pc.Progress(hint_after=self.config.hint_after)
+        self._retries = 0
+        self._invalid = 0
+        self._rejection = ""  # the retry message shown with the next observation
+        self._situations: Counter[tuple[str, str]] = Counter()
+        self._essential = {e for e in essential if e}
+        self._seen = {self._game.image()}
+        self._essential_curve: list[float] = []
+        self._gc_curve: list[float] = []
+        self._answers = 0
+        self._wrong: dict[str, set[str]] = {}
+        self._plan_pos = 0
+
+    @property
+    def game(self) -> Game:
+        self._require_episode()
+        return self._game
+
+    def state(self) -> dict[str, Any]:
+        """The game's full state (views, receptacle states, items, inventory, triggers); not the logs."""
+        return self._game.snapshot()
+
+    # --- hints ---------------------------------------------------------------------------------
+    def hint_text(self) -> str | None:
+        """The hint due now: the room's hint for the last trigger, once more than `hint_after` steps
+        passed without progress (hint mode only)."""
+        if not self._progress.due(self.config.hints):
+            return None
+        return self._game.hint()
+
+    # --- acting --------------------------------------------------------------------------------
+    def _parse(self, text: str) -> Reply | ParseError:
+        reply = read_reply(text, self._game.available_actions(), self._game.takes_answer())
+        if reply is None:
+            return ParseError("No action was found in the reply.", reason="unparseable")
+        return reply
+
+    def _on_parse_error(self, error: ParseError) -> StepResult:
+        return self._reject("", error.reason, unparseable=True)
+
+    def _apply(self, reply: Reply) -> StepResult:
+        if reply.answer:
+            return self._play(reply.action, answered=True)
+        if reply.action not in self._game.available_actions():
+            return self._reject(reply.action, "unavailable")
+        return self._play(reply.action, answered=False)
+
+    def _reject(self, action: str, reason: str, unparseable: bool = False) -> StepResult:
+        """The original agents ask the model again (the retry prompt); after `retry_limit` failed
+        retries they play the first action of their shuffled list, a random available action."""
+        self._invalid += 1
+        self._retries += 1
+        available = self._game.available_actions()
+        self._rejection = retry_feedback(action, available)
+        validity = Validity.UNPARSEABLE if unparseable else Validity.INVALID
+        if self._retries <= self.config.retry_limit:
+            return StepResult(
+                validity, self._rejection, parsed=action or None, reason=reason, info={"step_spent": False}
+            )
+        self._retries = 0
+        if self.config.fallback == "random_action":
+            rng = random.Random(derive_seed("visescape-fallback", self.instance.id, self._steps))
+            chosen = rng.choice(available)
+            result = self._play(chosen, answered=False)
+            result.feedback = f"{self._rejection} Retries used up: the action {chosen!r} was taken instead."
+            result.info["fallback"] = chosen
+            return result
+        self._progress.note_hint(self.hint_text())
+        self._record(changed=False)
+        self._rejection += " (Retries used up: this reply cost a step.)"
+        return StepResult(
+            validity, self._rejection, parsed=action or None, reason=reason, info={"step_spent": True}
+        )
+
+    def _play(self, action: str, answered: bool) -> StepResult:
+        game = self._game
+        before = dict(game.triggers)
+        snapshot = game.snapshot()
+        situation = repr(snapshot)
+        location = game.location()
+        lock = game.item if answered else None
+        self._progress.note_hint(self.hint_text())
+        game.handle_action(action)
+        self._retries = 0
+        self._rejection = ""
+        self._situations[(situation, action)] += 1
+        if lock is not None:
+            self._answers += 1
+            if f"solved_{lock}" not in game.triggers:
+                self._wrong.setdefault(lock, set()).add(action)
+        self._log.record(self._steps + 1, action, location, answered)
+        self._seen.add(game.image())
+        changed = game.triggers != before
+        self._record(changed)
+        info: dict[str, Any] = {
+            "triggers": [t for t in game.triggers if t not in before],
+            "image": game.image(),
+        }
+        if lock is not None:
+            info["lock"] = {"id": lock, "correct": f"solved_{lock}" in game.triggers}
+        shown = f"<ANSWER>{action}</ANSWER>" if answered else action
+        return StepResult(
+            Validity.EFFECTIVE if game.snapshot() != snapshot else Validity.INEFFECTIVE,
+            f"Action taken: {shown}.",
+            parsed=shown,
+            info=info,
+        )
+
+    def _record(self, changed: bool) -> None:
+        self._progress.after_step(changed)
+        self._gc_curve.append(self._gc())
+        if self._essential:
+            self._essential_curve.append(len(self._essential & self._seen) / len(self._essential))
+
+    def _counts_step(self, role: str, result: StepResult) -> bool:
+        played = result.validity in (Validity.EFFECTIVE, Validity.INEFFECTIVE)
+        return played or bool(result.info.get("step_spent"))
+
+    def _check_end(self, result: StepResult) -> Termination | None:
+        if self._game.cleared():
+            return Termination.GOAL_REACHED
+        # the runner checks the stall before the step cap
+        if self._progress.counter >= self.config.patience:
+            return Termination.NO_PROGRESS
+        return None
+
+    def _end_feedback(self, termination: Termination) -> str:
+        if termination == Termination.GOAL_REACHED:
+            return "You escaped the room!"
+        if termination == Termination.STEP_CAP:
+            return f"The step limit of {self.config.max_steps} is reached; the game is over."
+        return f"Nothing new happened in the last {self.config.patience} steps; the game is over."
+
+    # --- oracle --------------------------------------------------------------------------------
+    def _oracle(self, role: str) -> str | None:
+        """The authors' walkthrough (see `oracle_plan`), one action per step."""
+        played = sum(self._situations.values())
+        return self._plan[played] if played < len(self._plan) else None
+
+    # --- observing -----------------------------------------------------------------------------
+    def legal_actions(self) -> list[str]:
+        """The available actions; at a lock that takes a typed answer, a few random answers of the
+        answer's length and kind besides (what the random baseline samples)."""
+        game = self._game
+        out = list(game.available_actions())
+        item = game.current_item()
+        if game.takes_answer() and item is not None and item.answer:
+            rng = random.Random(
+                derive_seed("visescape-original-guess", self.instance.id, item.name, self._steps)
+            )
+            out += [
+                f"<ANSWER>{_guess(item.answer, rng)}</ANSWER>" for _ in range(self.config.answer_candidates)
+            ]
+        return out
+
+    def view_objects(self) -> list[str]:
+        """The names of what the view shows (the names the original caption prompts give)."""
+        game = self._game
+        if game.view == "WALL":
+            out = []
+            for rid in game.wall_recs():
+                out.append(rid)
+                out += game.visible_items(rid)
+            return out
+        if game.view == "RECEPTACLE" and game.rec:
+            return [game.rec, *game.visible_items(game.rec)]
+        return [game.item] if game.item else []
+
+    def _observe(self, role: str) -> Observation:
+        game = self._game
+        image = game.image()
+        view: list[Part]
+        if image:
+            try:
+                view = pc.image_view(self._clone.image_bytes(game.room.name, image))
+            except CloneError as exc:
+                raise ConfigError(str(exc)) from None
+        else:
+            view = [TextPart("(the original has no image for this view)")]
+        hint = self.hint_text()
+        available = [] if self.done else game.available_actions()
+        extra = [self._rejection] if self._rejection else []
+        parts = pc.observation_parts(
+            first=not self._log.entries,
+            direction=game.wall,
+            view=view,
+            log=self._log,
+            history=self.config.history,
+            inventory=list(game.inventory),
+            available=available,
+            takes_answer=game.takes_answer() and not self.done,
+            hint=hint,
+            extra=extra,
+        )
+        kind = {"WALL": "wall", "RECEPTACLE": "receptacle", "ITEM": "item"}[game.view]
+        data: dict[str, Any] = {
+            "step": self._steps,
+            "direction": game.wall,
+            "view": {
+                "kind": kind,
+                "name": game.wall if kind == "wall" else (game.rec if kind == "receptacle" else game.item),
+                "location": game.location(),
+            },
+            "scene": image,
+            "objects": self.view_objects(),
+            "inventory": list(game.inventory),
+            "available_actions": available,
+            "takes_answer": game.takes_answer() and not self.done,
+            "hint": hint,
+            "previous_action": self._log.previous,
+            "recent_actions": self._log.recent(self.config.history),
+            "salient_actions": self._log.salient(),
+            "rejected": self._rejection or None,
+        }
+        return Observation(
+            role=role,
+            parts=parts,
+            instructions=pc.INSTRUCTIONS,
+            legal_actions=[] if self.done else self.legal_actions(),
+            feedback=self._rejection,
+            step=self._steps,
+            data=data,
+        )
+
+    # --- results -------------------------------------------------------------------------------
+    def _gc(self) -> float:
+        total = self.instance.clear_progress or 0
+        return len(self._game.triggers) / total if total else 0.0
+
+    def _outcome(self) -> EpisodeResult:
+        game, inst = self._game, self.instance
+        success = self.termination == Termination.GOAL_REACHED
+        quiz_locks = [n for n, it in game.room.items.items() if it.nonkey_lock]
+        solved = [n for n in quiz_locks if f"solved_{n}" in game.triggers]
+        progress = len(game.triggers)
+        metrics: dict[str, Any] = {
+            "room": inst.room,
+            "gc": self._gc(),
+            "spl": (inst.spl_steps / self._steps) if success and inst.spl_steps and self._steps else 0.0,
+            "paper_steps": self._steps if success else self.config.max_steps,
+            "checkpoints_reached": progress,
+            "checkpoints_total": inst.clear_progress,
+            "invalid_actions": self._invalid,
+            "answers": self._answers,
+            "wrong_answers_distinct": sum(len(v) for v in self._wrong.values()),
+            "wrong_answers_per_lock": vm.per_lock(self._wrong, quiz_locks),
+            "locks_solved": len(solved),
+            "locks_total": len(quiz_locks),
+            "gc_curve": [round(x, 4) for x in self._gc_curve],
+            "essential_curve": [round(x, 4) for x in self._essential_curve[: vm.PROGRESS_STEPS]],
+            "essential_seen": round(self._essential_curve[: vm.PROGRESS_STEPS][-1], 4)
+            if self._essential_curve
+            else 0.0,
+            "repeat_hist": vm.repeat_histogram(self._situations, self._steps),
+            "repeated_action_ratio": vm.repeated_ratio(self._situations, self._steps),
+            "hints": self.config.hints,
+        }
+        if self.config.hints:
+            metrics["hcr"] = self._progress.solved_hints() / progress if progress else 0.0
+            metrics["hints_given"] = len(self._progress.given)
+        return EpisodeResult(success=success, steps=self._steps, metrics=metrics)
+
+    def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
+        return vm.summarize(episodes)
+
+
+def _guess(answer: str, rng: random.Random) -> str:
+    """A random answer of the same length and kind (digits, upper or lower letters)."""
+    out = []
+    for ch in answer:
+        if ch.isdigit():
+            out.append(rng.choice("0123456789"))
+        elif ch.isalpha():
+            pool = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+            out.append(rng.choice(pool) if ch.isupper() else rng.choice(pool.lower()))
+        else:
+            out.append(ch)
+    return "".join(out)

@@ -1,0 +1,194 @@
+"""The paper's protocol as the authors' runner plays it, shared by every VisEscape room task.
+
+What the original runner (`src/vis_escape/experiment/agent/baseagent/experiment_runner.py` and
+`visescaper/experiment_runner.py`, pull-ups/VisEscape-demo at 9f65b99) keeps and shows each turn,
+restated in our words with the same facts:
+
+- an *action log*: every action as text (an answer typed at a lock is logged as
+  "At Numberlock_A, try 8056"); the *recent actions* are the last 10 entries whose text does not
+  contain "turn"; the *action memory* (salient actions) is every action other than inspect / turn /
+  step back, prefixed with where it was taken ("At Safe, open"); the *previous action* is the bare
+  action (or answer);
+- the view as "NORTH side of room - [image]", the inventory ("You have key_A." / "You have
+  nothing."), the hint when one is due, the available actions as a list, and at a lock that takes a
+  typed answer the <ANSWER> note; no result text, no answer format, no state words;
+- progress is a change of the game's triggers. The first step is never compared; after it, a step
+  that adds no trigger adds one to the stall counter and one that does resets it and clears the hint.
+  A hint is due while the counter exceeds 30; the episode stops when it reaches 100;
+- HCR counts the hint streaks that ended in progress (`get_score.py`'s `solved_hints_num`), over the
+  progress made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from playbench.core.types import ImagePart, Part, TextPart
+
+# the original init prompt, in our words (same facts)
+INIT_PROMPT = (
+    "You are an AI agent in a room escape game. Four walls surround the room; you look at another wall "
+    'with "turn_to_[direction]". Each wall has objects you can interact with, and "inspect [object]" '
+    "looks at one closely. Read the information and the task below carefully and reply accordingly."
+)
+REPLY_FORMAT = "Give your action in an [ACTION] section: only the chosen action there, no other text."
+ANSWER_SLOT = "<ANSWER> [your answer]"  # how the original lists the answer among the actions
+ANSWER_NOTE = (
+    "<ANSWER> enters an answer into the lock in front of you; use it as <ANSWER>your answer</ANSWER>."
+)
+HINT_GUIDE = "If there is a hint message, choose the action that carries out its guideline."
+INSTRUCTIONS = f"{INIT_PROMPT}\n{REPLY_FORMAT}"
+
+
+def action_list(actions: Sequence[str]) -> str:
+    """The actions as the original prints them (a Python list)."""
+    return "[" + ", ".join(repr(a) for a in actions) + "]"
+
+
+def inventory_text(names: Sequence[str]) -> str:
+    return (
+        f"<Inventory>You have {', '.join(names)}.</Inventory>"
+        if names
+        else "<Inventory>You have nothing.</Inventory>"
+    )
+
+
+@dataclass
+class LogEntry:
+    step: int
+    action: str  # as the recent-actions list shows it
+    salient: str | None  # as the action memory shows it, None for inspect / turn / step back
+
+
+@dataclass
+class ActionLog:
+    """The runner's action history, action memory and previous action."""
+
+    entries: list[LogEntry] = field(default_factory=list)
+    previous: str | None = None
+
+    def record(self, step: int, action: str, location: str, answered: bool) -> None:
+        shown = f"{location}try {action}" if answered else action
+        salient = None
+        if "inspect" not in action and "turn" not in action and "step_back" not in action:
+            salient = f"{location}try {action}" if answered else f"{location}{action}"
+        self.entries.append(LogEntry(step, shown, salient))
+        self.previous = action
+
+    def recent(self, n: int) -> list[str]:
+        kept = [e.action for e in self.entries if "turn" not in e.action]
+        return kept[-n:] if n > 0 else []
+
+    def salient(self) -> list[dict[str, Any]]:
+        return [{"step": e.step, "action": e.salient} for e in self.entries if e.salient is not None]
+
+
+@dataclass
+class Progress:
+    """The stall counter, the hint shown and HCR's hint streaks, as the original runner counts them."""
+
+    hint_after: int = 30
+    counter: int = 0
+    steps: int = 0
+    hints_shown: list[str] = field(default_factory=list)  # the hint of every step (or "")
+    given: list[str] = field(default_factory=list)  # distinct hints given, in order
+    hint: str = ""
+
+    def due(self, hints: bool) -> bool:
+        return hints and self.counter > self.hint_after
+
+    def note_hint(self, text: str | None) -> None:
+        """Before a step: the hint shown with it ("" when none)."""
+        self.hint = text or ""
+        self.hints_shown.append(self.hint)
+        if self.hint and self.hint not in self.given:
+            self.given.append(self.hint)
+
+    def after_step(self, changed: bool) -> None:
+        self.steps += 1
+        if self.steps == 1:
+            return  # the runner compares from the second step on
+        if changed:
+            self.counter = 0
+            self.hint = ""
+        else:
+            self.counter += 1
+
+    def solved_hints(self) -> int:
+        """`get_solved_hints_num`: hint streaks followed by a step without a hint."""
+        num, received = 0, False
+        for hint in self.hints_shown:
+            if hint:
+                received = True
+            elif received:
+                num += 1
+                received = False
+        return num
+
+
+def observation_parts(
+    *,
+    first: bool,
+    direction: str,
+    view: list[Part],
+    log: ActionLog,
+    history: int,
+    inventory: Sequence[str],
+    available: Sequence[str],
+    takes_answer: bool,
+    hint: str | None,
+    extra: Sequence[str] = (),
+) -> list[Part]:
+    """The turn's message as the original base agent's prompt carries it (the init prompt is the
+    task's instructions). `view` is the image (or a caption text) shown inside the observation tag;
+    `extra` are our options' additions (result text, answer format), placed before the actions."""
+    parts: list[Part] = []
+    if first:
+        parts.append(TextPart(f"<Current Observation>{direction} side of room - "))
+        parts += view
+        parts.append(TextPart("</Current Observation>"))
+        parts += [TextPart(x) for x in extra]
+        parts.append(
+            TextPart(
+                "Choose the next action to progress in the game; you can take one of these actions:\n"
+                + action_list(available)
+            )
+        )
+        return parts
+    salient = [s["action"] for s in log.salient()]
+    if salient:
+        parts.append(TextPart("<Action Memory>\n" + "\n".join(salient) + "</Action Memory>"))
+    recent = log.recent(history)
+    if recent:
+        parts.append(
+            TextPart("<Recent actions(from oldest to latest)>\n" + "\n".join(recent) + "</Recent actions>")
+        )
+    parts.append(TextPart(f"<Current Observation>{direction} side of room - "))
+    parts += view
+    parts.append(TextPart("</Current Observation>"))
+    parts.append(TextPart(inventory_text(inventory)))
+    parts.append(TextPart(f"<Your action before this turn>{log.previous}</Your action before this turn>"))
+    if hint:
+        parts.append(TextPart(f"<Hint Message>\n{hint}</Hint Message>"))
+    parts += [TextPart(x) for x in extra]
+    shown = list(available) + ([ANSWER_SLOT] if takes_answer else [])
+    lines = [
+        "Choose the next action to progress in the game; it must be one of these actions:",
+        action_list(shown),
+    ]
+    if takes_answer:
+        lines.append(ANSWER_NOTE)
+    if hint:
+        lines.append(HINT_GUIDE)
+    if takes_answer:
+        lines.append(
+            "In [ACTION] give only the chosen action or <ANSWER>your answer</ANSWER>, no other text."
+        )
+    parts.append(TextPart("\n".join(lines)))
+    return parts
+
+
+def image_view(png: bytes) -> list[Part]:
+    return [ImagePart(png, label="view")]
