@@ -1,4 +1,15 @@
-"""Aggregate statistics with 95% intervals."""
+"""Aggregate statistics with 95% intervals that stay inside their metric's range.
+
+- A proportion (a boolean metric, success) gets a Wilson score interval, inside [0, 1] by
+  construction. With repeated trials per instance the instance is the unit: the interval is the
+  Wilson interval of the mean of the instances' rates with the number of instances as the sample
+  size. That is conservative: a rate in [0, 1] with mean p varies no more than one Bernoulli(p) trial.
+- A mean of any other number gets a seeded percentile bootstrap interval over the units. Every
+  resampled mean lies between the smallest and the largest value observed, so the interval never
+  leaves the metric's range (a ratio in [0, 1], a non-negative count, a 0-5 score) whatever that is.
+- With fewer than two units a mean has no interval (`ci95` is None and `note` says "n < 2"): one
+  value says nothing about its spread, and a zero-width "interval" would claim certainty.
+"""
 
 from __future__ import annotations
 
@@ -9,23 +20,30 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+N_BELOW_TWO = "n < 2"
+BOOTSTRAP_RESAMPLES = 2000
 
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a proportion; (0, 1) when there is no data."""
+
+def wilson_interval(successes: float, n: float, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a proportion (`successes` may be fractional: n times a mean rate);
+    (0, 1) when there is no data."""
     if n <= 0:
         return (0.0, 1.0)
     z = float(stats.norm.ppf(0.5 + confidence / 2))
-    p = successes / n
+    p = min(1.0, max(0.0, successes / n))
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if successes == 0 else max(0.0, float(centre - half))
-    hi = 1.0 if successes == n else min(1.0, float(centre + half))
+    lo = 0.0 if p <= 0.0 else max(0.0, float(centre - half))
+    hi = 1.0 if p >= 1.0 else min(1.0, float(centre + half))
     return (lo, hi)
 
 
 def t_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
-    """Student-t interval for a mean; a single value (or zero spread) gives a zero-width interval."""
+    """Student-t interval for a mean; a single value (or zero spread) gives a zero-width interval.
+
+    Unbounded: on a bounded quantity it can leave the range (the summaries use `mean`, which does not).
+    """
     arr = np.asarray(values, dtype=float)
     if arr.size == 0:
         return (math.nan, math.nan)
@@ -38,16 +56,20 @@ def t_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float
 
 
 def bootstrap_interval(
-    values: Sequence[float], confidence: float = 0.95, resamples: int = 2000, seed: int = 0
+    values: Sequence[float], confidence: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval for a mean, seeded so reports are reproducible."""
+    """Percentile bootstrap interval for a mean, seeded so reports are reproducible. It lies within
+    [min(values), max(values)]."""
     arr = np.asarray(values, dtype=float)
     if arr.size == 0:
         return (math.nan, math.nan)
+    if arr.size == 1 or float(arr.min()) == float(arr.max()):
+        return (float(arr[0]), float(arr[0]))
     rng = np.random.default_rng(seed)
-    means = rng.choice(arr, size=(resamples, arr.size), replace=True).mean(axis=1)
+    means = arr[rng.integers(0, arr.size, size=(resamples, arr.size))].mean(axis=1)
     lo, hi = np.quantile(means, [(1 - confidence) / 2, 0.5 + confidence / 2])
-    return (float(lo), float(hi))
+    # quantiles of means of observed values cannot leave the observed range; clip float noise
+    return (max(float(lo), float(arr.min())), min(float(hi), float(arr.max())))
 
 
 def per_unit(values: Sequence[float], units: Sequence[Any] | None) -> list[float] | None:
@@ -62,42 +84,70 @@ def per_unit(values: Sequence[float], units: Sequence[Any] | None) -> list[float
 
 
 def proportion(flags: Sequence[bool], units: Sequence[Any] | None = None) -> dict[str, Any]:
-    """A success rate with a 95% interval. With `units` (one per flag) holding repeats, the unit is
-    the independent observation: each unit's rate is taken first and the interval is a t interval
-    over the unit rates, clipped to [0, 1], instead of pooling repeated trials as independent."""
+    """A success rate with a Wilson 95% interval. With `units` (one per flag) holding repeats, the
+    unit is the independent observation: each unit's rate is taken first, and the interval is the
+    Wilson interval of their mean with the number of units as n (see the module docstring)."""
     n = len(flags)
     rates = per_unit([float(bool(f)) for f in flags], units)
     if rates is None:
         k = int(sum(bool(f) for f in flags))
-        lo, hi = wilson_interval(k, n)
-        return {"kind": "proportion", "n": n, "value": k / n if n else math.nan, "ci95": [lo, hi]}
-    lo, hi = t_interval(rates)
+        out: dict[str, Any] = {"kind": "proportion", "n": n, "value": k / n if n else math.nan}
+        out["ci95"] = list(wilson_interval(k, n)) if n else None
+        out["method"] = "wilson"
+        return out
+    value = float(np.mean(rates))
     return {
         "kind": "proportion",
         "n": len(rates),
         "episodes": n,
-        "value": float(np.mean(rates)),
-        "ci95": [max(0.0, lo), min(1.0, hi)],
+        "value": value,
+        "ci95": list(wilson_interval(value * len(rates), len(rates))),
+        "method": "wilson",
         "unit": "instance",
     }
 
 
-def mean(values: Sequence[float], method: str = "t", units: Sequence[Any] | None = None) -> dict[str, Any]:
-    """A mean with a 95% interval; with `units` holding repeats, over the per-unit means."""
+def mean(
+    values: Sequence[float], method: str = "bootstrap", units: Sequence[Any] | None = None
+) -> dict[str, Any]:
+    """A mean with a 95% interval over the units (`units` holding repeats: over the per-unit means).
+
+    `method` "bootstrap" (the default) stays inside the observed range; "t" is the Student-t
+    interval, which can leave it. Fewer than two units: `ci95` None and `note` "n < 2".
+    """
+    if method not in ("bootstrap", "t"):
+        raise ValueError(f"unknown interval method {method!r} (accepted: bootstrap, t)")
     arr = [float(v) for v in values]
     reduced = per_unit(arr, units)
     sample = arr if reduced is None else reduced
-    lo, hi = t_interval(sample) if method == "t" else bootstrap_interval(sample)
-    out = {
+    out: dict[str, Any] = {
         "kind": "mean",
         "n": len(sample),
         "value": float(np.mean(sample)) if sample else math.nan,
-        "ci95": [lo, hi],
+        "ci95": None,
         "method": method,
     }
+    if len(sample) >= 2:
+        lo, hi = t_interval(sample) if method == "t" else bootstrap_interval(sample)
+        out["ci95"] = [lo, hi]
+    elif sample:
+        out["note"] = N_BELOW_TWO
     if reduced is not None:
         out.update(episodes=len(arr), unit="instance")
     return out
+
+
+def interval(stat: dict[str, Any] | None) -> tuple[float, float] | None:
+    """A summary statistic's 95% interval as numbers, or None when it has none (no data, n < 2)."""
+    if not isinstance(stat, dict):
+        return None
+    ci = stat.get("ci95")
+    if not isinstance(ci, list | tuple) or len(ci) != 2:
+        return None
+    lo, hi = ci
+    if not isinstance(lo, int | float) or not isinstance(hi, int | float) or math.isnan(lo) or math.isnan(hi):
+        return None
+    return (float(lo), float(hi))
 
 
 def aggregate_metrics(
@@ -111,14 +161,14 @@ def aggregate_metrics(
     keys: list[str] = []
     for row in rows:
         for k, v in row.items():
-            if k not in keys and (isinstance(v, bool | int | float)) and v is not None:
+            if k not in keys and isinstance(v, bool | int | float) and not _nan(v):
                 keys.append(k)
     out: dict[str, dict[str, Any]] = {}
     for k in keys:
         picked = [
             (u, row[k])
             for u, row in zip(units or [None] * len(rows), rows, strict=True)
-            if k in row and row[k] is not None
+            if isinstance(row.get(k), bool | int | float) and not _nan(row[k])
         ]
         vals = [v for _, v in picked]
         unit_list = [u for u, _ in picked] if units is not None else None
@@ -127,3 +177,7 @@ def aggregate_metrics(
         else:
             out[k] = mean([float(v) for v in vals], units=unit_list)
     return out
+
+
+def _nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)

@@ -29,7 +29,7 @@ from matplotlib.figure import Figure
 
 from playbench.core.errors import ConfigError
 from playbench.core.loading import load_object
-from playbench.core.metrics import t_interval, wilson_interval
+from playbench.core.metrics import N_BELOW_TWO, bootstrap_interval, wilson_interval
 
 # Agents that are reference points rather than contestants: drawn last, after the models.
 BASELINE_AGENTS: tuple[str, ...] = ("human", "random", "oracle")
@@ -61,6 +61,9 @@ def write_plots(runs: list[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     """Write every figure for `runs` (as returned by `report.tables.load_run`) into `out_dir`."""
     out = Path(out_dir)
     written: list[Path] = []
+    runs, errored = scored_only(runs)
+    if errored:
+        warn(f"{errored} errored episode(s) are left out of the plots (missing, not failed)")
     by_suite = split_by_suite(runs)
     if not by_suite:
         return written
@@ -83,6 +86,17 @@ def _suite_plots(suite: str, suite_runs: list[dict[str, Any]], out: Path) -> lis
             return paths
         # the suite's own figures failed as a whole: the generic one still says something
     return guarded(f"{suite} success plot", success_plot, suite_runs, out, suite) or []
+
+
+def scored_only(runs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """Shallow copies of the runs without their errored episodes, and how many were left out: an
+    episode that ended with an error has no score, so no figure may draw it as one."""
+    out, errored = [], 0
+    for run in runs:
+        records = [r for r in run.get("records", []) if not r.get("error")]
+        errored += len(run.get("records", [])) - len(records)
+        out.append({**run, "records": records})
+    return out, errored
 
 
 def split_by_suite(runs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -203,11 +217,16 @@ def proportion_ci(flags: Sequence[bool]) -> tuple[float, float, float]:
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
-    """Mean with its Student-t 95% interval; NaNs when there is no data."""
+    """Mean with its percentile-bootstrap 95% interval (seeded), which stays between the smallest and
+    the largest value and so inside the metric's range; NaNs when there is no data, and NaN bounds
+    when there is one value (no interval: `grouped_bars` writes "n < 2" instead of a bar)."""
     if not values:
         return (math.nan, math.nan, math.nan)
-    lo, hi = t_interval(values)
-    return (sum(values) / len(values), lo, hi)
+    value = sum(values) / len(values)
+    if len(values) < 2:
+        return (value, math.nan, math.nan)
+    lo, hi = bootstrap_interval(values)
+    return (value, lo, hi)
 
 
 def number(value: Any) -> float | None:
@@ -233,7 +252,7 @@ def grouped_bars(
     n = max(len(series), 1)
     width = 0.8 / n
     for k, name in enumerate(series):
-        xs, ys, err_lo, err_hi = [], [], [], []
+        xs, ys, err_lo, err_hi, lone = [], [], [], [], []
         for g, group in enumerate(groups):
             stat = stats.get((group, name))
             if stat is None or math.isnan(stat[0]):
@@ -243,8 +262,22 @@ def grouped_bars(
             ys.append(value)
             err_lo.append(max(0.0, value - lo) if not math.isnan(lo) else 0.0)
             err_hi.append(max(0.0, hi - value) if not math.isnan(hi) else 0.0)
+            if math.isnan(lo) or math.isnan(hi):
+                lone.append((xs[-1], value))
         if not xs:
             continue
+        for x, y in lone:  # no interval to draw: say why rather than draw a zero-width one
+            ax.annotate(
+                N_BELOW_TWO,
+                (x, y),
+                xytext=(0, -2 if y > 0 else 2),
+                textcoords="offset points",
+                ha="center",
+                va="top" if y > 0 else "bottom",
+                fontsize=6,
+                rotation=90,
+                color="#333333",
+            )
         ax.bar(
             xs,
             ys,

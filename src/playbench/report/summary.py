@@ -1,5 +1,10 @@
 """summary.json: per task (and agent/model), episode and instance counts and every aggregate metric
-with a 95% interval that treats the instance, not the trial, as the independent unit."""
+with a 95% interval that treats the instance, not the trial, as the independent unit.
+
+Errored episodes are missing, not failed: they are counted (`errors`, and the most common messages in
+`error_messages`) and their usage is part of the totals, but no score (success, steps, metrics, a
+task's own summary) includes them. `scored` is the number of episodes the scores are over.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +13,71 @@ from typing import Any
 from playbench.core.metrics import aggregate_metrics, mean, proportion
 from playbench.core.types import Usage
 
+ERROR_MESSAGES_KEPT = 5
+USAGE_FIELDS = ("input_tokens", "output_tokens", "calls", "cached_calls", "retries")
 
-def _usage_total(records: list[dict[str, Any]]) -> Usage:
-    usage = Usage()
+
+def usage_of(data: dict[str, Any] | None) -> Usage:
+    """A usage dict of a record as a `Usage` (missing fields count as zero)."""
+    u = data or {}
+    return Usage(
+        input_tokens=int(u.get("input_tokens") or 0),
+        output_tokens=int(u.get("output_tokens") or 0),
+        calls=int(u.get("calls") or 0),
+        cost=u.get("cost", 0.0) if "cost" in u else 0.0,
+        cached_calls=int(u.get("cached_calls") or 0),
+        retries=int(u.get("retries") or 0),
+    )
+
+
+def add_usage(total: dict[str, Any], data: dict[str, Any] | None) -> dict[str, Any]:
+    """`total` plus one usage dict, as a usage dict; `reasoning_tokens` and `latency_s` add up too
+    when either side has them."""
+    u = usage_of(total)
+    u.add(usage_of(data))
+    out = u.to_dict()
+    for extra, digits in (("reasoning_tokens", None), ("latency_s", 4)):
+        values = [d.get(extra) for d in (total, data or {}) if isinstance(d.get(extra), int | float)]
+        if values:
+            out[extra] = round(sum(values), digits) if digits else sum(values)
+    return out
+
+
+def usage_totals(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Usage over the records: total, per seat (`by_role`), per model (`by_model`) and per seat,
+    purpose and model (`breakdown`, rows)."""
+    total: dict[str, Any] = {}
+    by_role: dict[str, dict[str, Any]] = {}
+    by_model: dict[str, dict[str, Any]] = {}
+    breakdown: dict[tuple[str, str, str], dict[str, Any]] = {}
     for r in records:
-        u = r.get("usage") or {}
-        usage.add(
-            Usage(
-                input_tokens=u.get("input_tokens", 0),
-                output_tokens=u.get("output_tokens", 0),
-                calls=u.get("calls", 0),
-                cost=u.get("cost"),
-                cached_calls=u.get("cached_calls", 0),
-                retries=u.get("retries", 0),
-            )
-        )
-    return usage
+        total = add_usage(total, r.get("usage"))
+        for role, u in (r.get("usage_by_role") or {}).items():
+            by_role[role] = add_usage(by_role.get(role, {}), u)
+        for model, u in (r.get("usage_by_model") or {}).items():
+            by_model[model] = add_usage(by_model.get(model, {}), u)
+        for row in r.get("usage_breakdown") or []:
+            key = (str(row.get("role")), str(row.get("purpose")), str(row.get("model")))
+            breakdown[key] = add_usage(breakdown.get(key, {}), row)
+    return {
+        "total": total or Usage().to_dict(),
+        "by_role": dict(sorted(by_role.items())),
+        "by_model": dict(sorted(by_model.items())),
+        "breakdown": [
+            {"role": role, "purpose": purpose, "model": model, **u}
+            for (role, purpose, model), u in sorted(breakdown.items())
+        ],
+    }
+
+
+def error_messages(records: list[dict[str, Any]], keep: int = ERROR_MESSAGES_KEPT) -> dict[str, int]:
+    """The most common error messages of errored records, with their counts (most common first)."""
+    counts: dict[str, int] = {}
+    for r in records:
+        if r.get("error"):
+            message = str(r["error"]).strip().splitlines()[0][:300]
+            counts[message] = counts.get(message, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:keep])
 
 
 def _task_extras(task_id: str, records: list[dict[str, Any]], options: dict[str, Any] | None) -> dict:
@@ -39,8 +93,9 @@ def _task_extras(task_id: str, records: list[dict[str, Any]], options: dict[str,
 def summarize(
     records: list[dict[str, Any]], task_options: dict[str, dict[str, Any]] | None = None
 ) -> dict[str, Any]:
-    """Per task (and agent/model): `episodes`, `instances` (the independent units), errors, and every
-    aggregate with a 95% interval; repeated trials of an instance are reduced to its mean first."""
+    """Per task (and agent/model): `episodes` (all), `scored` (without an error), `errors`,
+    `instances` (the independent units of the scored episodes), and every aggregate over the scored
+    episodes with a 95% interval; repeated trials of an instance are reduced to its mean first."""
     groups: dict[tuple[str, str, str | None], list[dict[str, Any]]] = {}
     for rec in records:
         groups.setdefault((rec["task"], rec["agent"], rec.get("model")), []).append(rec)
@@ -49,19 +104,32 @@ def summarize(
         groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "")
     ):
         recs.sort(key=lambda r: (str(r["instance_id"]), r["trial"]))
-        units = [str(r["instance_id"]) for r in recs]
+        scored = [r for r in recs if not r.get("error")]
+        units = [str(r["instance_id"]) for r in scored]
+        usage = usage_totals(recs)  # errored episodes cost money too
         entry: dict[str, Any] = {
             "task": task_id,
             "agent": agent,
             "model": model,
             "episodes": len(recs),
+            "scored": len(scored),
+            "errors": len(recs) - len(scored),
             "instances": len(set(units)),
-            "errors": sum(1 for r in recs if r.get("error")),
-            "success": proportion([bool(r["success"]) for r in recs], units),
-            "steps": mean([r["steps"] for r in recs], units=units),
-            "metrics": aggregate_metrics([r.get("metrics") or {} for r in recs], units),
-            "usage": _usage_total(recs).to_dict(),
+            "success": proportion([bool(r["success"]) for r in scored], units),
+            "steps": mean([r["steps"] for r in scored], units=units),
+            "metrics": aggregate_metrics([r.get("metrics") or {} for r in scored], units),
+            "usage": usage["total"],
+            "usage_by_role": usage["by_role"],
+            "usage_by_model": usage["by_model"],
+            "usage_breakdown": usage["breakdown"],
         }
+        turns = [
+            (u, r["turns"]) for u, r in zip(units, scored, strict=True) if isinstance(r.get("turns"), int)
+        ]
+        if turns:
+            entry["turns"] = mean([t for _, t in turns], units=[u for u, _ in turns])
+        if entry["errors"]:
+            entry["error_messages"] = error_messages(recs)
         terminations: dict[str, int] = {}
         for r in recs:
             word = str(r.get("termination") or "unrecorded")
@@ -69,18 +137,21 @@ def summarize(
         entry["termination"] = dict(sorted(terminations.items()))
         optimal = [
             (u, r["optimal_steps"])
-            for u, r in zip(units, recs, strict=True)
+            for u, r in zip(units, scored, strict=True)
             if r.get("optimal_steps") is not None
         ]
         if optimal:
             entry["optimal_steps"] = mean([v for _, v in optimal], units=[u for u, _ in optimal])
-        extra = _task_extras(task_id, recs, (task_options or {}).get(task_id))
+        extra = _task_extras(task_id, scored, (task_options or {}).get(task_id)) if scored else {}
         if extra:
             entry["extra"] = extra
         label = task_id if sum(1 for k in groups if k[0] == task_id) == 1 else f"{task_id} [{agent}]"
         tasks[label] = entry
+    errors = sum(1 for r in records if r.get("error"))
     return {
         "tasks": tasks,
         "episodes": len(records),
-        "instances": len({(r["task"], str(r["instance_id"])) for r in records}),
+        "scored": len(records) - errors,
+        "errors": errors,
+        "instances": len({(r["task"], str(r["instance_id"])) for r in records if not r.get("error")}),
     }

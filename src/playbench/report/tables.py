@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from playbench.core.errors import ConfigError
+from playbench.core.metrics import N_BELOW_TWO, interval
 from playbench.runner.reader import RunReader
 
 HEADLINE = [
@@ -20,14 +21,14 @@ HEADLINE = [
     "task",
     "agent",
     "model",
-    "episodes",
+    "scored / errored",
     "success",
     "steps",
     "optimal",
-    "errors",
     "tokens",
     "cost",
 ]
+SCORED = "scored / errored"
 
 
 def load_run(path: str | Path) -> dict[str, Any]:
@@ -41,70 +42,157 @@ def load_run(path: str | Path) -> dict[str, Any]:
 def _pct(stat: dict[str, Any] | None) -> str:
     if not stat or stat.get("n", 0) == 0:
         return "–"
-    lo, hi = stat["ci95"]
-    return f"{100 * stat['value']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    ci = interval(stat)
+    if ci is None:
+        return f"{100 * stat['value']:.1f}% ({N_BELOW_TWO})"
+    return f"{100 * stat['value']:.1f}% [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
 
 def _num(stat: dict[str, Any] | None) -> str:
     if not stat or stat.get("n", 0) == 0 or math.isnan(stat["value"]):
         return "–"
-    lo, hi = stat["ci95"]
     if stat.get("kind") == "proportion":
         return _pct(stat)
-    if lo == hi:
-        return f"{stat['value']:.2f}"
+    ci = interval(stat)
+    if ci is None:
+        return f"{stat['value']:.2f} ({N_BELOW_TWO})"
+    lo, hi = ci
     return f"{stat['value']:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def scored_text(entry: dict[str, Any]) -> str:
+    """'8 / 2': episodes scored and episodes that ended with an error (left out of every score)."""
+    episodes = int(entry.get("episodes") or 0)
+    errors = int(entry.get("errors") or 0)
+    return f"{entry.get('scored', episodes - errors)} / {errors}"
+
+
+def usage_text(usage: dict[str, Any] | None) -> tuple[str, str]:
+    """(tokens, cost) of a usage dict as table cells."""
+    usage = usage or {}
+    tokens = int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+    cost = usage.get("cost")
+    return (str(tokens) if tokens else "–", "–" if cost is None or not tokens else f"${cost:.4f}")
 
 
 def headline_rows(runs: list[dict[str, Any]]) -> list[dict[str, str]]:
     rows = []
     for run in runs:
         for entry in run["summary"]["tasks"].values():
-            usage = entry.get("usage", {})
-            tokens = usage.get("input_tokens", 0) + usage.get("output_tokens", 0)
-            cost = usage.get("cost")
+            tokens, cost = usage_text(entry.get("usage"))
             rows.append(
                 {
                     "run": run["name"],
                     "task": entry["task"],
                     "agent": entry["agent"],
                     "model": entry.get("model") or "–",
-                    "episodes": str(entry["episodes"]),
+                    SCORED: scored_text(entry),
                     "success": _pct(entry["success"]),
                     "steps": _num(entry["steps"]),
                     "optimal": _num(entry.get("optimal_steps")),
-                    "errors": str(entry["errors"]),
-                    "tokens": str(tokens) if tokens else "–",
-                    "cost": "–" if cost is None or not tokens else f"${cost:.4f}",
+                    "tokens": tokens,
+                    "cost": cost,
                 }
             )
     return rows
 
 
+CSV_FIELDS = [
+    "run",
+    "task",
+    "agent",
+    "model",
+    "metric",
+    "kind",
+    "n",
+    "value",
+    "ci95_low",
+    "ci95_high",
+    "note",
+    "scored",
+    "errored",
+    "seat",
+    "purpose",
+    "call_model",
+]
+USAGE_METRICS = (
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "calls",
+    "cached_calls",
+    "retries",
+    "cost",
+)
+
+
 def metric_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Long format: one row per run, task, agent, model and metric."""
+    """Long format: one row per run, task, agent, model and metric (the report.csv rows).
+
+    Scores (`kind` proportion or mean, over the scored episodes) come first, then counts (`episodes`,
+    `errors`, `termination.<word>`), then usage totals (`kind` total): for the whole group, and per
+    seat (`seat`: the role), `purpose` (`act`, `caption`, ...) and `call_model` (the model called).
+    """
     rows = []
     for run in runs:
         for entry in run["summary"]["tasks"].values():
-            stats = {"success": entry["success"], "steps": entry["steps"], **entry["metrics"]}
+            base = {
+                "run": run["name"],
+                "task": entry["task"],
+                "agent": entry["agent"],
+                "model": entry.get("model") or "",
+                "scored": entry.get("scored", entry.get("episodes", 0) - entry.get("errors", 0)),
+                "errored": entry.get("errors", 0),
+                "seat": "",
+                "purpose": "",
+                "call_model": "",
+            }
+            stats = {"success": entry["success"], "steps": entry["steps"]}
+            if "turns" in entry:
+                stats["turns"] = entry["turns"]
+            stats.update(entry["metrics"])
             if "optimal_steps" in entry:
                 stats.setdefault("optimal_steps", entry["optimal_steps"])
             for name, stat in stats.items():
+                ci = interval(stat)
                 rows.append(
                     {
-                        "run": run["name"],
-                        "task": entry["task"],
-                        "agent": entry["agent"],
-                        "model": entry.get("model") or "",
+                        **base,
                         "metric": name,
                         "kind": stat.get("kind"),
                         "n": stat.get("n"),
                         "value": stat.get("value"),
-                        "ci95_low": stat["ci95"][0],
-                        "ci95_high": stat["ci95"][1],
+                        "ci95_low": None if ci is None else ci[0],
+                        "ci95_high": None if ci is None else ci[1],
+                        "note": stat.get("note") or "",
                     }
                 )
-    return rows
+
+            counts = [("episodes", entry.get("episodes", 0)), ("errors", entry.get("errors", 0))]
+            counts += [(f"termination.{word}", k) for word, k in (entry.get("termination") or {}).items()]
+            for name, value in counts:
+                rows.append(
+                    {**base, "metric": name, "kind": "count", "n": entry.get("episodes"), "value": value}
+                )
+            usage_sets = [({}, entry.get("usage") or {})]
+            usage_sets += [
+                (
+                    {
+                        "seat": u.get("role", ""),
+                        "purpose": u.get("purpose", ""),
+                        "call_model": u.get("model", ""),
+                    },
+                    u,
+                )
+                for u in entry.get("usage_breakdown") or []
+            ]
+            for where, usage in usage_sets:
+                for name in USAGE_METRICS:
+                    if name in usage or name != "reasoning_tokens":
+                        rows.append(
+                            {**base, **where, "metric": name, "kind": "total", "value": usage.get(name, 0)}
+                        )
+    return [{field: row.get(field) for field in CSV_FIELDS} for row in rows]
 
 
 def print_table(runs: list[dict[str, Any]], console: Console | None = None) -> None:
@@ -112,7 +200,7 @@ def print_table(runs: list[dict[str, Any]], console: Console | None = None) -> N
         console = Console()
         if not console.is_terminal:  # logs and pipes: keep rows whole rather than folded at 80 columns
             console = Console(width=200)
-    table = Table(title="playbench results (95% intervals)")
+    table = Table(title="playbench results (95% intervals; errored episodes are left out of every score)")
     for col in HEADLINE:
         table.add_column(col, overflow="fold")
     for row in headline_rows(runs):
@@ -120,20 +208,36 @@ def print_table(runs: list[dict[str, Any]], console: Console | None = None) -> N
     console.print(table)
 
 
+def _stat_cells(row: dict[str, Any]) -> tuple[str, str]:
+    value = row["value"]
+    shown = "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4g}"
+    lo, hi = row["ci95_low"], row["ci95_high"]
+    if lo is None or (isinstance(lo, float) and math.isnan(lo)):
+        return shown, row.get("note") or "–"
+    return shown, f"[{lo:.4g}, {hi:.4g}]"
+
+
+INTERVALS_NOTE = (
+    "Errored episodes are missing, not failed: every score is over the scored episodes, and "
+    "`scored / errored` says how many each is over. Success and other yes/no metrics carry Wilson 95% "
+    "intervals, other means percentile-bootstrap 95% intervals (seeded), both with the instance as the "
+    "unit; neither leaves its metric's range. A mean over fewer than two instances has no interval "
+    f"(`{N_BELOW_TWO}`)."
+)
+
+
 def to_markdown(runs: list[dict[str, Any]]) -> str:
-    lines = [
-        "# playbench report",
-        "",
-        "Success is a proportion with a Wilson 95% interval; means carry t intervals.",
-        "",
-    ]
+    lines = ["# playbench report", "", INTERVALS_NOTE, ""]
     lines.append("| " + " | ".join(HEADLINE) + " |")
     lines.append("|" + "---|" * len(HEADLINE))
     for row in headline_rows(runs):
         lines.append("| " + " | ".join(row[c].replace("|", "\\|") for c in HEADLINE) + " |")
+    lines += errors_markdown(runs)
     lines += ["", "## All metrics", ""]
     current = None
     for row in metric_rows(runs):
+        if row["kind"] not in ("proportion", "mean"):
+            continue
         group = (row["run"], row["task"], row["agent"], row["model"])
         if group != current:
             current = group
@@ -142,16 +246,14 @@ def to_markdown(runs: list[dict[str, Any]]) -> str:
                 "",
                 f"### {title} ({row['run']})",
                 "",
+                f"{row['scored']} scored / {row['errored']} errored episodes",
+                "",
                 "| metric | n | value | 95% interval |",
                 "|---|---|---|---|",
             ]
-        value = row["value"]
-        shown = "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4g}"
-        lo, hi = row["ci95_low"], row["ci95_high"]
-        interval = (
-            "–" if lo is None or (isinstance(lo, float) and math.isnan(lo)) else f"[{lo:.4g}, {hi:.4g}]"
-        )
-        lines.append(f"| {row['metric']} | {row['n']} | {shown} | {interval} |")
+        shown, ci = _stat_cells(row)
+        lines.append(f"| {row['metric']} | {row['n']} | {shown} | {ci} |")
+    lines += usage_markdown(runs)
     from playbench.report.paper import comparisons_for
     from playbench.report.paper import to_markdown as paper_markdown
 
@@ -170,6 +272,66 @@ def to_markdown(runs: list[dict[str, Any]]) -> str:
         for key, value in entry["extra"].items():
             lines += ["", f"**{_cell(key)}**", "", *extra_markdown(value)]
     return "\n".join(lines) + "\n"
+
+
+def _group_title(run: dict[str, Any], entry: dict[str, Any]) -> str:
+    model = f" · {entry['model']}" if entry.get("model") else ""
+    return f"{entry['task']} · {entry['agent']}{model} ({run['name']})"
+
+
+def errors_markdown(runs: list[dict[str, Any]]) -> list[str]:
+    """The errored episodes per group: how many, and their most common messages."""
+    out: list[str] = []
+    for run in runs:
+        for entry in run["summary"]["tasks"].values():
+            if not entry.get("errors"):
+                continue
+            out += [
+                "",
+                f"- **{_cell(_group_title(run, entry))}**: {entry['errors']} of {entry['episodes']} errored",
+            ]
+            for message, k in (entry.get("error_messages") or {}).items():
+                quoted = message.replace("`", "'")
+                out.append(f"  - {k}× `{quoted}`")
+    return ["", "## Errors (left out of every score)", *out] if out else []
+
+
+def usage_markdown(runs: list[dict[str, Any]]) -> list[str]:
+    """Usage per seat, purpose and model, and how the episodes ended, per group."""
+    usage_lines: list[str] = []
+    end_lines: list[str] = []
+    for run in runs:
+        for entry in run["summary"]["tasks"].values():
+            title = _cell(_group_title(run, entry))
+            for u in entry.get("usage_breakdown") or []:
+                tokens, cost = usage_text(u)
+                usage_lines.append(
+                    f"| {title} | {_cell(u.get('role'))} | {_cell(u.get('purpose'))} | {_cell(u.get('model'))} | "
+                    f"{u.get('calls', 0)} | {u.get('input_tokens', 0)} | {u.get('output_tokens', 0)} | "
+                    f"{u.get('reasoning_tokens', '–')} | {u.get('retries', 0)} | {cost} |"
+                )
+            ends = ", ".join(f"{word} {k}" for word, k in (entry.get("termination") or {}).items())
+            end_lines.append(f"| {title} | {_cell(ends or '–')} |")
+    out: list[str] = []
+    if usage_lines:
+        out += [
+            "",
+            "## Usage per seat and model",
+            "",
+            "| group | seat | purpose | model | calls | input tokens | output tokens | reasoning tokens | retries | cost |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+            *usage_lines,
+        ]
+    if end_lines:
+        out += [
+            "",
+            "## How the episodes ended (termination)",
+            "",
+            "| group | episodes |",
+            "|---|---|",
+            *end_lines,
+        ]
+    return out
 
 
 EXTRA_JSON_CHARS = 2000  # a summary too irregular for a table is shown as JSON, cut at this length

@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from playbench.core.metrics import N_BELOW_TWO, interval
 from playbench.report.tables import HEADLINE, headline_rows
 from playbench.runner.reader import natural_key
 from playbench.web.library import episode_id
@@ -102,20 +103,21 @@ def warnings_block(warnings: Iterable[str]) -> str:
 
 # ------------------------------------------------------------------------------------- stats
 def fmt_stat(stat: Any) -> str:
-    """'62.5% [30.6, 86.3]' for a proportion, '3.20 [2.10, 4.30]' for a mean, '–' without data."""
+    """'62.5% [30.6, 86.3]' for a proportion, '3.20 [2.10, 4.30]' for a mean, '4 (n < 2)' for a mean
+    of one instance, '–' without data."""
     if not isinstance(stat, dict) or not stat.get("n"):
         return "–"
     value = stat.get("value")
-    lo, hi = (stat.get("ci95") or [None, None])[:2]
     if not isinstance(value, int | float) or (isinstance(value, float) and math.isnan(value)):
         return "–"
+    ci = interval(stat)
     if stat.get("kind") == "proportion":
-        if isinstance(lo, int | float) and isinstance(hi, int | float):
-            return f"{100 * value:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
-        return f"{100 * value:.1f}%"
-    if isinstance(lo, int | float) and isinstance(hi, int | float) and not math.isnan(lo) and lo != hi:
-        return f"{value:.3g} [{lo:.3g}, {hi:.3g}]"
-    return f"{value:.3g}"
+        if ci is not None:
+            return f"{100 * value:.1f}% [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+        return f"{100 * value:.1f}% ({N_BELOW_TWO})"
+    if ci is not None:
+        return f"{value:.3g} [{ci[0]:.3g}, {ci[1]:.3g}]"
+    return f"{value:.3g} ({N_BELOW_TWO})"
 
 
 def headline_table(runs: list[dict[str, Any]], links: Links) -> str:
@@ -130,13 +132,14 @@ def headline_table(runs: list[dict[str, Any]], links: Links) -> str:
                 href = links.run(by_name[row["run"]])
                 if href:
                     text = f'<a href="{esc(href)}">{text}</a>'
-            cells.append(f'<td class="c-{col}">{text}</td>')
+            cells.append(f'<td class="c-{col.split(" ")[0]}">{text}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     if not rows:
         return '<p class="muted">No finished episodes yet.</p>'
     return (
-        '<div class="scroll"><table class="headline"><caption>Success with Wilson 95% intervals, means with t '
-        f"intervals</caption><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        '<div class="scroll"><table class="headline"><caption>Success with Wilson 95% intervals, means with '
+        "bootstrap 95% intervals, over the scored episodes (errored ones are left out of every score)</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 
 
@@ -291,7 +294,7 @@ def episodes_table(run: dict[str, Any], links: Links, extra_rows: dict[str, str]
         ("success", "success"),
         ("steps", "steps"),
         ("optimal", "optimal"),
-        ("ended", "ended by"),
+        ("termination", "termination"),
         ("duration", "time (s)"),
     ]
     head = "".join(
@@ -302,7 +305,9 @@ def episodes_table(run: dict[str, Any], links: Links, extra_rows: dict[str, str]
         eid = episode_id(rec)
         href = links.episode(run, eid)
         success = _success_text(rec)
-        ended = rec.get("error") or rec.get("termination") or ""
+        ended = str(rec.get("termination") or "")
+        if rec.get("error"):
+            ended = f"{ended}: {rec['error']}"
         instance = esc(rec["instance_id"])
         link = f'<a href="{esc(href)}">{instance}</a>' if href else instance
         cells = [
