@@ -61,3 +61,8 @@ register_agent(
     needs_model=True,
     options=("shuffle_actions", "memory_every", "feedback"),
 )
+
+from playbench.core.preset import register_preset  # noqa: E402
+
+# the paper's settings and its Tables 2, 4, 5, 7, 10 and 11, for `playbench reproduce visescape`
+register_preset("visescape", "playbench.tasks.visescape", "paper_preset.json")

@@ -404,6 +404,8 @@ class OriginalTask(EpisodeTask):
             "wrong_answers_per_lock": vm.per_lock(self._wrong, quiz_locks),
             "locks_solved": len(solved),
             "locks_total": len(quiz_locks),
+            # Table 7's solved quiz ratio for this episode (the paper pools it over all locks)
+            "quiz_solved_ratio": len(solved) / len(quiz_locks) if quiz_locks else 0.0,
             "gc_curve": [round(x, 4) for x in self._gc_curve],
             "essential_curve": [round(x, 4) for x in self._essential_curve[: vm.PROGRESS_STEPS]],
             "essential_seen": round(self._essential_curve[: vm.PROGRESS_STEPS][-1], 4)
