@@ -199,6 +199,13 @@ def _add_run_options(run: argparse.ArgumentParser, agent_required: bool = True) 
         action="store_true",
         help="on resume, keep episodes that ended with an error instead of running them again",
     )
+    o.add_argument(
+        "--max-error-rate",
+        type=float,
+        default=0.0,
+        metavar="R",
+        help="exit with status 1 when more than this share of the episodes ended with an error (default 0)",
+    )
 
 
 # ---------------------------------------------------------------- commands
@@ -426,13 +433,51 @@ def execute_with_progress(
     return summaries
 
 
+def check_error_rate(value: float) -> float:
+    if not 0.0 <= value <= 1.0 or value != value:
+        raise ConfigError(f"--max-error-rate must be a share between 0 and 1 (got {value})")
+    return value
+
+
+def error_summary(configs: list[Any], summaries: list[dict[str, Any]], max_rate: float) -> int:
+    """Say what went wrong in the runs (how many episodes errored, and the commonest messages) and
+    return the exit status: 1 when a run's errored share is above `max_rate`, else 0."""
+    status = 0
+    for config, summary in zip(configs, summaries, strict=True):
+        errors, episodes = int(summary.get("errors") or 0), int(summary.get("episodes") or 0)
+        if not errors:
+            continue
+        rate = errors / episodes if episodes else 1.0
+        over = rate > max_rate
+        status = 1 if over else status
+        err_console.print(
+            f"{config.out}: {errors} of {episodes} episodes ended with an error ({episodes - errors} scored); "
+            "errored episodes are left out of every score and run again on resume",
+            highlight=False,
+            style="bold red" if over else "yellow",
+        )
+        messages: dict[str, int] = {}
+        for entry in summary.get("tasks", {}).values():
+            for message, k in (entry.get("error_messages") or {}).items():
+                messages[message] = messages.get(message, 0) + k
+        for message, k in sorted(messages.items(), key=lambda kv: -kv[1])[:5]:
+            err_console.print(f"  {k}× {message}", highlight=False, markup=False)
+        if over:
+            err_console.print(
+                f"  error rate {100 * rate:.1f}% is above --max-error-rate {100 * max_rate:g}%: exit status 1",
+                highlight=False,
+            )
+    return status
+
+
 def cmd_run(args: argparse.Namespace, argv: list[str]) -> int:
     from playbench.report.tables import load_run, print_table
 
+    max_rate = check_error_rate(args.max_error_rate)
     configs = make_run_configs(args)
-    execute_with_progress(configs, argv=["playbench", *argv])
+    summaries = execute_with_progress(configs, argv=["playbench", *argv])
     print_table([load_run(c.out) for c in configs])
-    return 0
+    return error_summary(configs, summaries, max_rate)
 
 
 SAMPLING_OPTIONS = ("temperature", "top_p", "max_tokens")
@@ -488,16 +533,17 @@ def cmd_reproduce(args: argparse.Namespace, argv: list[str]) -> int:
     if args.out is None:
         model = args.model[0] if args.model and len(args.model) == 1 else None
         args.out = _default_out(f"reproduce-{args.suite}-{args.agent}", model, args.seed)
+    max_rate = check_error_rate(args.max_error_rate)
     configs = make_run_configs(args)
     for config in configs:
         config.preset = preset.suite
-    execute_with_progress(configs, argv=["playbench", *argv])
+    summaries = execute_with_progress(configs, argv=["playbench", *argv])
     runs = [load_run(c.out) for c in configs]
     print_table(runs)
     out = configs[0].out if len(configs) == 1 else str(Path(configs[0].out).parent)
     paths = write_report(runs, out) + write_plots(runs, out)
     err_console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
-    return 0
+    return error_summary(configs, summaries, max_rate)
 
 
 def cmd_instances(args: argparse.Namespace) -> int:
@@ -592,6 +638,7 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
 
     tasks = [s.id for s in all_specs() if s.default]
     runs = []
+    configs, summaries = [], []
     for agent in DEFAULT_QUICKSTART_AGENTS:
         out = str(Path(args.out) / agent)
         config = RunConfig(
@@ -602,14 +649,15 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
             seed=args.seed,
             concurrency=args.concurrency,
         )
-        execute_with_progress(config, argv=["playbench", "quickstart"], label=f"{agent}")
+        summaries += execute_with_progress(config, argv=["playbench", "quickstart"], label=f"{agent}")
+        configs.append(config)
         runs.append(load_run(out))
     from playbench.report.plots import write_plots
 
     print_table(runs)
     paths = write_report(runs, args.out) + write_plots(runs, args.out)
     err_console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
-    return 0
+    return error_summary(configs, summaries, 0.0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
