@@ -77,7 +77,7 @@ def test_parsing_never_fails_other_than_with_a_message(text):
 
 @pytest.fixture(scope="module")
 def level2():
-    task = make_task("mmescape/level-2")
+    task = make_task("mmescape/level-2", protocol="playbench")
     return task, task.instances(1, 0)[0]
 
 

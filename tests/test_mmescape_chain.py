@@ -170,7 +170,7 @@ def test_chain_files_report_bad_json_and_missing_files(tmp_path):
         load_chain_file(bad)
     with pytest.raises(ChainError, match="no such file"):
         load_chain_file(tmp_path / "missing.json")
-    task = make_task("mmescape/level-1", chain=str(bad))
+    task = make_task("mmescape/level-1", protocol="playbench", chain=str(bad))
     with pytest.raises(ConfigError, match="bad.json"):
         task.instances(1, 0)
 
@@ -190,7 +190,7 @@ def test_a_user_chain_file_is_played_by_the_oracle(tmp_path):
         }
     )
     path.write_text(json.dumps(data))
-    task = make_task("mmescape/level-1", chain=str(path))
+    task = make_task("mmescape/level-1", protocol="playbench", chain=str(path))
     for inst in task.instances(3, 0):
         assert inst.id.startswith("chain-") and inst.max_steps == 100
         task.reset(inst)

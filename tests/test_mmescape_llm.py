@@ -11,7 +11,7 @@ from playbench.testing.scripted_server import ScriptedServer, last_user_text, sy
 
 def oracle_replies(task_id: str, **options) -> list[str]:
     """The oracle's actions for the first instance of seed 0 (what a perfect model would answer)."""
-    task = make_task(task_id, **options)
+    task = make_task(task_id, **{"protocol": "playbench", **options})
     task.reset(task.instances(1, 0)[0])
     replies = []
     while not task.done and task.current_role() == "player" and task.phase == "play":
@@ -39,6 +39,8 @@ def test_images_arrive_and_a_malformed_reply_is_recorded(tmp_path):
             [
                 "run",
                 "mmescape/level-2",
+                "--set",
+                "protocol=playbench",
                 "--agent",
                 "llm",
                 "--model",
@@ -96,6 +98,8 @@ def test_debriefing_and_judge_model_over_the_wire(tmp_path):
             [
                 "run",
                 "mmescape/level-3-note-key",
+                "--set",
+                "protocol=playbench",
                 "--agent",
                 "llm",
                 "--model",

@@ -18,7 +18,7 @@ from playbench.tasks.mmescape.task import (
 
 
 def test_metrics_of_a_scripted_episode():
-    task = EscapeTask(level="level-2")
+    task = EscapeTask(protocol="playbench", level="level-2")
     inst = room_instance("level-2").model_copy(update={"optimal_steps": 2, "optimal_distance": 4.2})
     task.reset(inst)
     p_key = aim_pitch(3.5, 0.435)
@@ -47,7 +47,7 @@ def test_metrics_of_a_scripted_episode():
     assert out.success and out.steps == 5 and m["escaped"]
     assert m["grab_attempts"] == 3 and m["grab_successes"] == 2
     assert m["grab_success_rate"] == pytest.approx(2 / 3) and m["grab_ratio"] == pytest.approx(3 / 5)
-    assert m["prop_gain"] == 1.0 and m["rooms_escaped"] == 1
+    assert m["prop_gain"] == 1.0 and m["prop_gain_with_exit"] == 1.0 and m["rooms_escaped"] == 1
     assert m["moving_distance"] == pytest.approx(1 + (6.5 - 0.28), abs=5e-3)
     assert m["optimal_distance"] == 4.2 and m["optimal_steps"] == 2
     assert m["steps_to_core_prop"] == 2 and m["steps_core_to_exit"] == 3
@@ -55,23 +55,26 @@ def test_metrics_of_a_scripted_episode():
 
 
 def test_prop_gain_counts_what_was_obtained_before_the_cap():
-    task = EscapeTask(level="level-2", max_steps=3)
+    task = EscapeTask(protocol="playbench", level="level-2", max_steps=3)
     task.reset(room_instance("level-2"))
     task.step(json.dumps({"move_forward": 1, "rotate_down": aim_pitch(3.5, 0.435), "grab": True}))
     task.step("{}")
     task.step("{}")
     out = task.outcome()
-    assert task.done and not out.success and out.metrics["prop_gain"] == 0.5
+    # playbench's count (the key and the exit): half; the paper's (the props the exit needs: the key): all
+    assert task.done and not out.success and out.metrics["prop_gain_with_exit"] == 0.5
+    assert out.metrics["prop_gain"] == 1.0
     assert out.metrics["grab_success_rate"] == 1.0 and out.metrics["steps_core_to_exit"] is None
 
 
 def test_no_grab_means_no_grab_success_rate():
-    task = EscapeTask(level="level-2", max_steps=2)
+    task = EscapeTask(protocol="playbench", level="level-2", max_steps=2)
     task.reset(room_instance("level-2"))
     task.step('{"rotate_right": 10}')
     task.step('{"rotate_right": 10}')
     m = task.outcome().metrics
-    assert m["grab_success_rate"] is None and m["grab_ratio"] == 0.0 and m["prop_gain"] == 0.0
+    assert m["grab_success_rate"] is None and m["grab_ratio"] == 0.0 and m["prop_gain_with_exit"] == 0.0
+    assert m["prop_gain"] == 0.0 and m["grab_success_rate_eval"] == 0.0
 
 
 def test_summary_correlates_moving_and_optimal_distance():
@@ -96,7 +99,7 @@ def test_summary_correlates_moving_and_optimal_distance():
         float(np.corrcoef([5, 9, 2, 7.5], [4, 8, 1, 6])[0, 1])
     )
     assert distance_correlation(rows[:2])["pearson_r"] is None
-    summary = EscapeTask(level="level-1").summarize(rows)
+    summary = EscapeTask(protocol="playbench", level="level-1").summarize(rows)
     assert summary["distance_correlation"]["n"] == 4 and summary["distance_correlation_escaped"]["n"] == 3
     assert summary["escape_rate_by_scene"]["study"] == {"n": 2, "escape_rate": 0.5}
     assert summary["escape_rate_by_exit_visible"]["True"]["escape_rate"] == 1.0
@@ -128,7 +131,7 @@ def test_story_scores_are_parsed(text, score):
 
 
 def play_with_judge(replies_for_judge):
-    task = make_task("mmescape/level-3-note-key", judge=True)
+    task = make_task("mmescape/level-3-note-key", protocol="playbench", judge=True)
     assert task.roles == ("player", "judge")
     inst = task.instances(1, 0)[0]
     task.reset(inst)
@@ -162,7 +165,7 @@ def test_unreadable_verdicts_are_recorded_not_raised():
 
 
 def test_the_judge_sees_the_rationale_and_the_response():
-    task = make_task("mmescape/level-2", judge=True)
+    task = make_task("mmescape/level-2", protocol="playbench", judge=True)
     task.reset(task.instances(1, 0)[0])
     while task.current_role() == "player":
         task.step(task.oracle_action("player"))

@@ -13,7 +13,7 @@ from playbench.tasks.mmescape.plots import make_plots
 
 
 def played(history: str, **options):
-    task = make_task("mmescape/level-3-note-key", history=history, **options)
+    task = make_task("mmescape/level-3-note-key", protocol="playbench", history=history, **options)
     task.reset(task.instances(1, 0)[0])
     task.observe("player")
     task.step('{"rotate_right": 30}')
@@ -42,7 +42,7 @@ def test_history_modes_shape_the_observation():
 
 
 def test_hint_describes_the_chain_without_places():
-    task = make_task("mmescape/level-3-note-key", hint=True)
+    task = make_task("mmescape/level-3-note-key", protocol="playbench", hint=True)
     task.reset(task.instances(1, 0)[0])
     text = task.observe("player").instructions
     assert (
@@ -50,13 +50,13 @@ def test_hint_describes_the_chain_without_places():
         in text
     )
     assert "open the door (it needs a key)" in text
-    plain = make_task("mmescape/level-3-note-key")
+    plain = make_task("mmescape/level-3-note-key", protocol="playbench")
     plain.reset(plain.instances(1, 0)[0])
     assert "Hint" not in plain.observe("player").instructions
 
 
 def test_the_view_is_a_furnished_room_with_a_red_dot():
-    task = make_task("mmescape/level-2")
+    task = make_task("mmescape/level-2", protocol="playbench")
     task.reset(task.instances(1, 2)[0])
     obs = task.observe("player")
     image = np.asarray(Image.open(io.BytesIO(obs.images[0].png)).convert("RGB"))
@@ -81,6 +81,8 @@ def test_report_figures(tmp_path):
                     "run",
                     "mmescape/level-1",
                     "mmescape/level-2",
+                    "--set",
+                    "protocol=playbench",
                     "--agent",
                     agent,
                     "--episodes",

@@ -106,7 +106,7 @@ def test_grab_needs_the_red_dot_on_the_object_and_4_m_reach():
 def test_the_grab_ray_matches_the_rendered_object_id_buffer():
     from playbench.tasks.mmescape.view import ViewRenderer
 
-    task = make_task("mmescape/level-3-note-key")
+    task = make_task("mmescape/level-3-note-key", protocol="playbench")
     inst = task.instances(1, 3)[0]
     world = geo.build_world(inst)
     rules, renderer = Rules(world), ViewRenderer(world)
@@ -212,7 +212,7 @@ def test_look_at_centres_the_chosen_point():
 
 
 def test_the_task_uses_the_observed_centre_and_classifies_steps():
-    task = make_task("mmescape/level-1")
+    task = make_task("mmescape/level-1", protocol="playbench")
     inst = task.instances(1, 0)[0]
     task.reset(inst)
     obs = task.observe("player")
@@ -233,7 +233,7 @@ def test_look_at_at_the_tilt_limit_reports_no_tilt():
 
 
 def test_the_recorded_action_keeps_the_rationale():
-    task = make_task("mmescape/level-1")
+    task = make_task("mmescape/level-1", protocol="playbench")
     task.reset(task.instances(1, 0)[0])
     r = task.step('{"rotate_right": 10, "rationale": "Looking for the door."}')
     assert json.loads(r.parsed) == {"rotate_right": 10, "rationale": "Looking for the door."}

@@ -61,6 +61,16 @@ class Action:
     read: str | None = None
     rationale: str = ""
     ignored: list[str] = field(default_factory=list)  # unknown keys, reported back
+    # the keys of the reply in its own order (the original answers them in this order)
+    order: tuple[str, ...] = ()
+    has_rationale: bool = False  # the reply carried a "rationale" (the original's grab needs one)
+    moved_keys: bool = False  # a movement key was given a non-zero value (even one that turns nothing)
+    look_key: bool = False  # the original's look_at was used (not the centre [0.5, 0.5])
+    data: dict[str, Any] | None = None  # the reply's JSON object as read
+
+    def reply_json(self) -> str:
+        """The reply as the original keeps it in the conversation: its JSON object, re-serialised."""
+        return json.dumps(self.data, ensure_ascii=False) if self.data is not None else self.canonical(True)
 
     @property
     def moves(self) -> bool:
@@ -274,4 +284,154 @@ def parse_action(text: str) -> Action:
     if "rationale" in present:
         r = present["rationale"]
         action.rationale = (r if isinstance(r, str) else json.dumps(r))[:4000]
+        action.has_rationale = True
+    action.order = tuple(k for k in data if k in KEYS)
+    action.data = data
+    action.moved_keys = any(present.get(k) for k in ("move_forward", "rotate_right", "rotate_down", "jump"))
+    return action
+
+
+# --- the original's reply handling ----------------------------------------------------------------
+
+# What the authors' code accepts (src/Game.py `__format_repsonse`, `__verify_format`, and the JSON
+# schema `INTERACTIOH_SCHEMA` in src/prompt_config.py), reimplemented: the JSON is taken from a
+# ```json fence (whose content may not contain "(", ")" or a backtick), else from after the last
+# ":\n\n", else from after "<|assistant|>", else the whole reply less surrounding backticks and the
+# letters of "json"; ": True"/": False" are accepted as JSON booleans.
+_ORIGINAL_FENCE = re.compile(r"```json(?P<jstr>[^(`)]+)```")
+_STRIP = set("</Assistant>")
+ORIGINAL_KEYS = (
+    "move_forward",
+    "move_right",
+    "rotate_right",
+    "rotate_down",
+    "jump",
+    "look_at",
+    "grab",
+    "interactions",
+    "read",
+    "rationale",
+)
+
+
+def _strip_chars(text: str, chars: set[str]) -> str:
+    start, end = 0, len(text)
+    while start < end and text[start] in chars:
+        start += 1
+    while end > start and text[end - 1] in chars:
+        end -= 1
+    return text[start:end]
+
+
+def _original_json(text: str) -> Any:
+    text = text.replace(": False", ": false").replace(": True", ": true")
+    text = _strip_chars(text, _STRIP)
+    if "```json" in text:
+        m = _ORIGINAL_FENCE.search(text)
+        if m is None:
+            raise ParseError(
+                "a ```json block was found, but it is not closed or holds a parenthesis or a backtick"
+            )
+        return json.loads(m.group("jstr").strip())
+    if ":\n\n" in text:
+        return json.loads(text.split(":\n\n")[-1].strip())
+    if "<|assistant|>" in text:
+        return json.loads(text.split("<|assistant|>")[-1].strip())
+    return json.loads(_strip_chars(_strip_chars(text, {"`"}), set("json")))
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def parse_original(text: str) -> Action:
+    """The action in a reply as the original accepts it; ParseError (no JSON as their code reads it)
+    or RangeError (the JSON breaks their schema), each naming what was wrong. Unlike `parse_action`,
+    `move_forward` has no range (their schema sets none), a `rotate_right` above 180 is dropped (their
+    code moves it to an unused key), unknown keys are ignored silently, and `move_right` is accepted
+    and does nothing here (their environment would side-step; the prompt never offers it)."""
+    if not isinstance(text, str):
+        raise ParseError("the reply is not text")
+    try:
+        data = _original_json(text[:MAX_REPLY])
+    except json.JSONDecodeError as exc:
+        raise ParseError(
+            f"the reply is not the JSON string asked for ({exc.msg} at column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise ParseError("the reply's JSON is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ParseError("the reply's JSON is not an object")
+    inter = data.get("interactions")
+    if inter == {}:
+        del data["interactions"]
+    elif inter is not None:
+        if not isinstance(inter, dict):
+            raise RangeError("interactions must be an object")
+        for key in ("use_item_id", "input"):
+            if inter.get(key) is None:
+                inter[key] = ""
+    data = {k: v for k, v in data.items() if v is not None}
+    problems: list[str] = []
+    if "move_forward" in data and not _is_number(data["move_forward"]):
+        problems.append("move_forward must be a number")
+    for key, lo, hi in (("rotate_right", -180, 180), ("rotate_down", -90, 90)):
+        if key in data:
+            v = data[key]
+            if not _is_number(v):
+                problems.append(f"{key} must be a number")
+            elif v < lo:
+                problems.append(f"{key} must be at least {lo}, got {v:g}")
+            elif v > hi and key == "rotate_down":
+                problems.append(f"{key} must be at most {hi}, got {v:g}")
+    for key in ("jump", "grab"):
+        if key in data and not isinstance(data[key], bool):
+            problems.append(f"{key} must be true or false")
+    if "look_at" in data:
+        v = data["look_at"]
+        if not isinstance(v, list) or len(v) > 2 or not all(_is_number(c) and 0 <= c <= 1 for c in v):
+            problems.append("look_at must be a list of at most two numbers from 0 to 1")
+    if "interactions" in data:
+        inter = data["interactions"]
+        if not all(isinstance(inter.get(k), str) for k in ("use_item_id", "input")):
+            problems.append("interactions.use_item_id and interactions.input must be strings")
+        if data.get("grab") is not True:
+            problems.append('interactions need "grab": true')
+    for key in ("read", "rationale"):
+        if key in data and not isinstance(data[key], str):
+            problems.append(f"{key} must be a string")
+    if not any(k in data for k in ORIGINAL_KEYS):
+        problems.append("the JSON has none of the action keys")
+    if problems:
+        raise RangeError("; ".join(problems))
+    if _is_number(data.get("rotate_right")) and data["rotate_right"] > 180:
+        del data["rotate_right"]  # their fix moves it to "rotate_left", which nothing reads
+    action = Action()
+    action.data = data
+    action.order = tuple(k for k in data if k in ORIGINAL_KEYS)
+    # their code skips every key whose value is falsy (0, false, "", [], {})
+    if data.get("move_forward"):
+        action.move_forward = float(data["move_forward"])
+    if data.get("rotate_right"):
+        action.rotate_right = float(data["rotate_right"])
+    if data.get("rotate_down"):
+        action.rotate_down = float(data["rotate_down"])
+    action.jump = bool(data.get("jump"))
+    action.grab = bool(data.get("grab"))
+    look = data.get("look_at")
+    if look and len(look) == 2 and list(look) != [0.5, 0.5]:
+        action.look_at = (float(look[0]), float(look[1]))
+    if data.get("interactions"):
+        inter = data["interactions"]
+        action.use_item_id = inter["use_item_id"][:MAX_INPUT] or None
+        action.input = inter["input"][:MAX_INPUT] or None
+    if data.get("read"):
+        action.read = data["read"][:MAX_INPUT]
+    if "rationale" in data:
+        action.rationale = data["rationale"][:4000]
+        action.has_rationale = True
+    action.moved_keys = any(
+        data.get(k) for k in ("move_forward", "move_right", "rotate_right", "rotate_down", "jump")
+    )
+    action.look_key = bool(look) and len(look) == 2 and list(look) != [0.5, 0.5]
     return action

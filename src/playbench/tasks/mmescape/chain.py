@@ -324,6 +324,27 @@ def solution_order(chain: Chain) -> tuple[list[str], set[str]]:
     return order, obtained
 
 
+def key_props(chain: Chain) -> list[str]:
+    """The props prop gain counts (the paper's definition): the keys and the notes with a password
+    that the way out needs, in chain order. Level 1 has none, level 2 its key, level 3 the key and
+    the password note (not the boxes, the story note or the exit)."""
+    by_id = chain.by_id()
+    holder = {c: it.id for it in chain.items for c in it.contents}
+    needed: set[str] = set()
+    frontier = [chain.exit.unlock_method.id]
+    while frontier:
+        ident = frontier.pop()
+        if not ident or ident in needed or ident not in by_id:
+            continue
+        needed.add(ident)
+        if ident in holder:  # the box that holds a key, the paper that carries a password
+            frontier.append(holder[ident])
+        method = by_id[ident].unlock_method
+        if method is not None and method.id:
+            frontier.append(method.id)
+    return [it.id for it in chain.items if it.id in needed and it.type in ("key", "paper")]
+
+
 # --- files and built-in levels -------------------------------------------------------------
 
 

@@ -1,13 +1,22 @@
-"""The rules of an EscapeCraft room: moving with collisions, grabbing under the red dot, locks.
+"""The rules of an EscapeCraft room: moving with collisions, grabbing, locks, reading.
 
-One action is applied in a fixed order (a Choice, see README): `look_at` (relative to the image
-the player saw), `rotate_right`, `rotate_down`, `move_forward` (with `jump`), then `grab` with
-its `interactions` on whatever is under the red dot *after* the motion, then `read`. Item ids the
-action names are checked first, so an action naming an item the player does not carry changes
-nothing.
+Two grab rules (`grab`):
+- "view", the original's (src/Game.py `LegentGame.agent_grab_object_id`): every chain prop and exit
+  door that is in the view the player was shown (before this action's motion) and less than 4 m
+  away horizontally is interacted with, each with the action's `interactions`;
+- "centre", playbench's: only the object under the red dot after the action's motion, within 4 m.
 
-The same code runs for the task, the oracle planner and the instance generator, so the oracle's
-step counts are exactly what the task will see.
+Two response styles (`texts`):
+- "original": the original's game responses (src/BaseGame.py `BaseGame.interaction`, src/Game.py
+  `Game.get_action`), in our words with their facts: the action's keys answered in the reply's
+  order, "moved" even when something stopped the move, a note's password handed over when it is
+  picked up, an item id not in the bag answered per object, a grab without a `rationale` ignored;
+- "playbench": playbench's responses (distances, what blocked a move, which lock a door has, notes
+  read with `read`; an item id not in the bag makes the action invalid).
+
+The motion is `look_at` (relative to the image the player saw), `rotate_right`, `rotate_down`, then
+`move_forward` (with `jump`). The same code runs for the task, the oracle planner and the instance
+generator, so the oracle's step counts are exactly what the task will see.
 """
 
 from __future__ import annotations
@@ -23,6 +32,17 @@ from playbench.tasks.mmescape.chain import Chain, ChainItem, UnlockMethod
 
 TYPE_WORDS = {"key": "a key", "paper": "a note", "box": "a box", "password": "a password"}
 
+# The original's fixed responses, in our words (src/Game.py get_action and ask_for_action)
+T_MOVED = "Moved successfully."
+T_VIEW = "The view turned."
+T_TOO_FAR = (
+    "You tried to interact with an object in view, but nothing responded. Try to get closer to it; "
+    "if you are already close and it still does not respond, it cannot be used, so explore elsewhere "
+    "in the room."
+)
+T_NOTHING = "No object you can interact with is in view, or your target is too far away: the interaction got no response."
+T_NO_RESPONSE = "Your last action got no response from the environment."
+
 
 @dataclass
 class GameState:
@@ -36,6 +56,7 @@ class GameState:
     doors_open: set[int] = field(default_factory=set)
     escaped: bool = False
     moved: float = 0.0
+    known: set[str] = field(default_factory=set)  # passwords the player has been told
 
     def visual(self) -> geo.VisualState:
         return geo.VisualState(frozenset(self.picked), frozenset(self.opened), frozenset(self.doors_open))
@@ -55,6 +76,7 @@ class GameState:
             set(self.doors_open),
             self.escaped,
             self.moved,
+            set(self.known),
         )
 
 
@@ -74,6 +96,10 @@ class Outcome:
     opened: list[str] = field(default_factory=list)  # box ids and "exit:<k>"
     read: str | None = None
     lock_info: bool = False
+    targets: list[int] = field(default_factory=list)  # the objects a grab reached
+    in_view: bool = False  # "view" grabs: a chain prop or door was in view but none within reach
+    grab_ignored: bool = False  # the original ignores a grab without a rationale
+    text: str = ""  # texts="original": the composed result of the action, as the next turn states it
 
     @property
     def key_step(self) -> bool:
@@ -83,12 +109,27 @@ class Outcome:
     def changed(self) -> bool:
         return bool(self.moved > 1e-9 or self.turned or self.grab_success or self.read)
 
+    @property
+    def feedback(self) -> str:
+        return self.text if self.text else " ".join(self.lines)
+
 
 class Rules:
     """Game rules over one instance's world; caches the ray casters and obstacles per visual state."""
 
-    def __init__(self, world: geo.World) -> None:
+    def __init__(
+        self,
+        world: geo.World,
+        view: geo.ViewSpec = geo.SQUARE_512,
+        grab: str = "centre",
+        texts: str = "playbench",
+        hint: str = "none",
+    ) -> None:
         self.world = world
+        self.view = view
+        self.grab_rule = grab
+        self.texts = texts
+        self.hint = hint  # "original": the original's --hint box messages
         self.inst = world.inst
         self._casters: dict[geo.VisualState, geo.RayCaster] = {}
         self._obstacles: dict[geo.VisualState, list[geo.Obstacle]] = {}
@@ -115,10 +156,11 @@ class Rules:
             o = self._obstacles[visual] = self.world.obstacles(visual)
         return o
 
-    def centre_hit(self, state: GameState, size: int = 512) -> tuple[int, float]:
+    def centre_hit(self, state: GameState) -> tuple[int, float]:
         """The entity under the red dot (the centre pixel's sample) and the ray distance to it."""
-        nx, ny = geo.centre_ndc(size)
-        d = geo.pixel_direction(state.yaw, state.pitch, geo.FOV_Y, nx, ny)
+        v = self.view
+        nx, ny = geo.centre_ndc(v)
+        d = geo.pixel_direction(state.yaw, state.pitch, v.fov_y, nx, ny, v.aspect)
         return self.caster(state.visual()).cast(np.array([state.x, geo.EYE_H, state.z]), d)
 
     def entity_name(self, eid: int) -> str:
@@ -126,11 +168,11 @@ class Rules:
         return ent.name if ent is not None else "nothing"
 
     # --- applying an action ------------------------------------------------------------------
-    def apply(
-        self, state: GameState, action: Action, centre_entity: int | None = None, size: int = 512
-    ) -> Outcome:
+    def apply(self, state: GameState, action: Action, centre_entity: int | None = None) -> Outcome:
         """Apply `action` to `state` in place. `centre_entity` is the id the rendered id buffer
         showed under the red dot, usable when the action does not move the view."""
+        if self.texts == "original":
+            return self._apply_original(state, action, centre_entity)
         out = Outcome()
         problem = self._check_items(state, action)
         if problem:
@@ -138,17 +180,286 @@ class Rules:
             return out
         if action.ignored:
             out.lines.append(f"(Ignored unknown key(s): {', '.join(action.ignored)}.)")
+        targets = self.view_targets(state) if action.grab and self.grab_rule == "view" else None
         self._turn(state, action, out)
         if action.move_forward or action.jump:
             self._move(state, action, out)
         if action.grab:
-            entity = centre_entity if (centre_entity is not None and not action.moves) else None
-            self._grab(state, action, out, entity, size)
+            if targets is not None:
+                self._grab_targets(state, action, out, *targets)
+            else:
+                entity = centre_entity if (centre_entity is not None and not action.moves) else None
+                self._grab(state, action, out, entity)
         if action.read:
-            self._read(action.read, out)
+            self._read(action.read, out, state)
         if not out.lines:
             out.lines.append("Nothing happened: the action asked for no movement, grab or reading.")
         return out
+
+    def view_targets(self, state: GameState) -> tuple[list[int], bool]:
+        """The original's grab targets from `state`'s pose: (every chain prop and door in view and
+        less than 4 m away horizontally, in the scene's order; whether any was in view at all)."""
+        eye = (state.x, geo.EYE_H, state.z)
+        near: list[int] = []
+        seen = False
+        for eid, point in self._targets(state):
+            if not geo.in_view(state.yaw, state.pitch, self.view, eye, point):
+                continue
+            seen = True
+            if math.hypot(point[0] - state.x, point[2] - state.z) < geo.REACH:
+                near.append(eid)
+        return near, seen
+
+    def _targets(self, state: GameState) -> list[tuple[int, tuple[float, float, float]]]:
+        """Every interactable object still in the scene with its position (centre)."""
+        out = []
+        for place_ in self.inst.props:
+            if place_.item in state.picked:
+                continue
+            kind = self.world.item_types[place_.item]
+            _, _, h = geo.prop_size(place_, kind)
+            out.append((self.world.item_entity[place_.item], (place_.x, place_.y + h / 2, place_.z)))
+        for k, door in enumerate(self.inst.doors):
+            ent = self.world.entities[geo.DOOR_BASE + k]
+            out.append((ent.id, (ent.x, door.height / 2, ent.z)))
+        return out
+
+    def _grab_targets(
+        self, state: GameState, action: Action, out: Outcome, near: list[int], seen: bool
+    ) -> None:
+        """playbench's texts for the original's grab rule: one response per object reached."""
+        out.grabbed = True
+        if not near:
+            out.in_view = seen
+            out.lines.append(
+                "Grab: a chain object is in view but none within reach (less than 4 m); move closer."
+                if seen
+                else "Grab: no object you can interact with is in view within reach."
+            )
+            return
+        texts = []
+        for eid in near:
+            texts.append(self._respond(state, eid, action, out))
+            out.targets.append(eid)
+        out.target = near[0]
+        out.interaction = " ".join(texts)
+        out.lines.extend(texts)
+
+    def _respond(self, state: GameState, eid: int, action: Action, out: Outcome) -> str:
+        ent = self.world.entities[eid]
+        if ent.kind == "door":
+            assert isinstance(ent.ref, int)
+            return self._door(state, ent.ref, action, out)
+        assert isinstance(ent.ref, str)
+        item = self.items[ent.ref]
+        return (
+            self._box(state, item, action, out)
+            if item.type == "box"
+            else self._pick(state, item, action, out)
+        )
+
+    # --- the original's responses ------------------------------------------------------------
+    def _apply_original(self, state: GameState, action: Action, centre_entity: int | None) -> Outcome:
+        """The original's `Game.get_action` and `BaseGame.interaction`: the reply's keys in order,
+        each adding its response; then the motion. (Our words, their facts.)"""
+        out = Outcome()
+        desc = ""
+        interacted = False  # their obj_interact: a grab or a read was attempted
+        failed = action.grab or action.read is not None  # their obj_interact_fail
+        before = state.copy()
+        targets = self.view_targets(before) if action.grab and self.grab_rule == "view" else None
+        # the motion happens after the keys (their env.step); its effect on the state comes first
+        # here only for the centre rule, which aims after the motion (playbench's rule)
+        moved = Outcome()
+        self._turn(state, action, moved)
+        if action.move_forward or action.jump:
+            self._move(state, action, moved)
+        out.moved, out.turned = moved.moved, moved.turned
+        for key in action.order:
+            if key in ("move_forward", "move_right", "rotate_right", "rotate_down", "jump"):
+                if action.moved_keys and T_MOVED not in desc:
+                    desc += T_MOVED
+            elif key == "look_at":
+                if action.look_key and T_VIEW not in desc:
+                    desc += T_VIEW
+            elif key == "grab" and action.grab:
+                interacted = True
+                out.grabbed = True
+                if not action.has_rationale:
+                    out.grab_ignored = (
+                        True  # their code reads the rationale to log it; without one it skips the grab
+                    )
+                    continue
+                if targets is not None:
+                    near, seen = targets
+                else:
+                    near, seen = self._centre_target(state, centre_entity if not action.moves else None)
+                if near:
+                    parts = []
+                    for i, eid in enumerate(near):
+                        text = self._interact_original(state, eid, action, out)
+                        parts.append(text)
+                        desc += f"Interaction {i + 1} triggered, and it returned: {text}\n"
+                        out.targets.append(eid)
+                    out.target = near[0]
+                    out.interaction = "\n".join(parts)
+                    failed = False
+                elif seen:
+                    out.in_view = True
+                    desc += T_TOO_FAR
+                else:
+                    desc += T_NOTHING
+            elif key == "read" and action.read:
+                text = self._read_original(state, action.read, out)
+                if text is not None:
+                    desc = text  # their read replaces what the earlier keys said
+                    interacted = True
+                    if text:
+                        failed = False
+        if desc:
+            if interacted:
+                out.text = f"After your last interaction you found:\n{desc}" if not failed else desc
+            else:
+                out.text = f"{desc} You did not interact with any object in the last step."
+        else:
+            out.text = T_NO_RESPONSE
+        out.lines.append(out.text)
+        return out
+
+    def _centre_target(self, state: GameState, entity: int | None) -> tuple[list[int], bool]:
+        """The centre rule's target in the original's terms: ([the object under the dot], seen)."""
+        if entity is None:
+            entity, _ = self.centre_hit(state)
+        ent = self.world.entities.get(entity)
+        if ent is None or ent.kind not in ("item", "door"):
+            return [], False
+        if math.hypot(ent.x - state.x, ent.z - state.z) > geo.REACH:
+            return [], True
+        return [entity], True
+
+    def describe(self, item_id: str) -> str:
+        """The original's one-line description of an item in the bag (our words, its facts)."""
+        item = self.items[item_id]
+        if item.type == "key":
+            what = "a key that seems to open something"
+        elif item.type == "box":
+            m = item.unlock_method
+            what = (
+                f"a box that seems to open with a {m.type}" if m and m.type != "none" else "an unlocked box"
+            )
+        elif item.type == "paper":
+            written = [f"the numbers {self.items[c].value}" for c in item.contents if c in self.items]
+            if item.story:
+                written.append("a story")
+            what = "a paper with " + (" and ".join(written) or "nothing") + " written on it"
+        else:
+            what = "a password"
+        return f"- {item_id} ({item.type}): {what}\n"
+
+    def bag_text(self, state: GameState) -> str:
+        """The original's bag line: every item with its description, or that the bag is empty."""
+        return "".join(self.describe(i) for i in state.bag) or "Your bag is empty."
+
+    def _obtain(self, state: GameState, item_id: str, out: Outcome) -> None:
+        state.bag.append(item_id)
+        out.obtained.append(item_id)
+        item = self.items[item_id]
+        if item.type == "paper":  # the original names a note's numbers as soon as it is in the bag
+            state.known.update(c for c in item.contents if c in self.items)
+
+    def _interact_original(self, state: GameState, eid: int, action: Action, out: Outcome) -> str:
+        ent = self.world.entities[eid]
+        used = action.use_item_id
+        if used and used not in state.bag:
+            return f"You do not have {used} in your bag; explore the room further."
+        typed = action.input
+        if ent.kind == "door":
+            assert isinstance(ent.ref, int)
+            k = ent.ref
+            method = self.inst.rooms[self.inst.doors[k].room].chain.exit.unlock_method
+            prefix = f"This door looks like the way out; it opens with a {method.type}. "
+            if k in state.doors_open:
+                return "This door is already open."
+            opened = False
+            text = prefix
+            if method.type == "interact":
+                opened, text = True, "You found the exit door and got out!"
+            elif method.type == "password" and typed:
+                if typed == (self.items[method.id or ""].value or ""):
+                    opened, text = True, "The password was right: the door is unlocked."
+                else:
+                    text = f"You entered the password {typed}, but it is wrong."
+            elif method.type == "key" and used:
+                if used == method.id:
+                    opened, text = True, f"You used {used} and unlocked the door."
+                else:
+                    text = f"You used {used}, but it does not fit this door; try other items."
+            if opened:
+                self._open_door(state, k, out)
+            return text
+        assert isinstance(ent.ref, str)
+        item = self.items[ent.ref]
+        if item.type == "box":
+            m = item.unlock_method
+            if item.id in state.opened or m is None or m.type == "none":
+                return "You already opened this box and took everything in it; it is empty now."
+            text = f"A box that seems to open with a {m.type}."
+            ok = False
+            if m.type == "key":
+                if used == m.id:
+                    ok, how = True, f"You used {used} to unlock this box."
+                elif used:
+                    text = f"You used {used}, but it does not fit this box; try other items."
+                elif self.hint == "original":
+                    text = "You found the box but cannot open it yet: you need to find its key."
+            elif m.type == "password":
+                if typed and typed == (self.items[m.id or ""].value or ""):
+                    ok, how = True, "The password was right: the box is unlocked."
+                elif typed:
+                    text = f"You entered the password {typed}, but it is wrong."
+                elif self.hint == "original":
+                    text = "You found the box but cannot open it yet: you need to find its password."
+            if not ok:
+                out.lock_info = out.lock_info or not (used or typed)
+                return text
+            state.opened.add(item.id)
+            out.opened.append(item.id)
+            out.grab_success = True
+            got = ""
+            for c in item.contents:
+                self._obtain(state, c, out)
+                got += self.describe(c)
+            return f"{how} Opening the box, you got:\n{got}"
+        # a key or a note lying in the room: into the bag
+        state.picked.add(item.id)
+        self._obtain(state, item.id, out)
+        out.grab_success = True
+        return f"You got: {self.describe(item.id)}"
+
+    def _read_original(self, state: GameState, item_id: str, out: Outcome) -> str | None:
+        """The original's read: the item's description and what is written on it; None for an id
+        the game does not know (their code skips it)."""
+        item = self.items.get(item_id)
+        if item is None:
+            return None
+        out.read = item_id
+        if item_id not in state.bag:
+            return f"You do not have {item_id} in your bag; explore the room further."
+        text = self.describe(item_id)
+        if item.type == "paper":
+            codes = [self.items[c].value for c in item.contents if c in self.items]
+            for i, code in enumerate(codes):
+                text += f"Part {i + 1} of the paper is a string of numbers: {code}.\n"
+            if item.story:
+                text += f"Part {len(codes) + 1} of the paper is a story: {item.text or ''}\n"
+        return text
+
+    def _open_door(self, state: GameState, k: int, out: Outcome) -> None:
+        state.doors_open.add(k)
+        out.opened.append(f"exit:{k}")
+        out.grab_success = True
+        if self.inst.doors[k].leads_to is None:
+            state.escaped = True
 
     def _check_items(self, state: GameState, action: Action) -> str | None:
         bag = ", ".join(state.bag) if state.bag else "nothing"
@@ -162,7 +473,8 @@ class Rules:
         yaw, pitch = state.yaw, state.pitch
         if action.look_at is not None:
             x, y = action.look_at
-            d = geo.pixel_direction(yaw, pitch, geo.FOV_Y, 2 * x - 1, 1 - 2 * y)
+            v = self.view
+            d = geo.pixel_direction(yaw, pitch, v.fov_y, 2 * x - 1, 1 - 2 * y, v.aspect)
             yaw = math.degrees(math.atan2(d[0], -d[2])) % 360.0
             pitch = math.degrees(math.asin(max(-1.0, min(1.0, -d[1]))))
         yaw = (yaw + action.rotate_right) % 360.0
@@ -216,16 +528,16 @@ class Rules:
                 )
 
     # --- grabbing ----------------------------------------------------------------------------
-    def _grab(self, state: GameState, action: Action, out: Outcome, entity: int | None, size: int) -> None:
+    def _grab(self, state: GameState, action: Action, out: Outcome, entity: int | None) -> None:
         out.grabbed = True
         distance = None
         if entity is None:
-            entity, distance = self.centre_hit(state, size)
+            entity, distance = self.centre_hit(state)
         out.target = entity
         ent = self.world.entities.get(entity)
         if ent is None or ent.kind == "structure":
             if distance is None:
-                _, distance = self.centre_hit(state, size)
+                _, distance = self.centre_hit(state)
             # walls and floor: how far the dot's point is (horizontally)
             reach = distance * math.cos(math.radians(state.pitch)) if math.isfinite(distance) else math.inf
         else:
@@ -334,9 +646,11 @@ class Rules:
             return "Escaped successfully! The door opens and you leave the room."
         return "The door is unlocked and swings open into the next room. Walk through to continue."
 
-    def _read(self, item_id: str, out: Outcome) -> None:
+    def _read(self, item_id: str, out: Outcome, state: GameState | None = None) -> None:
         item = self.items.get(item_id)
         out.read = item_id
+        if item is not None and item.type == "paper" and state is not None:
+            state.known.update(c for c in item.contents if c in self.items)
         if item is None:
             out.lines.append(f"{item_id}: nothing to read.")
         elif item.type == "paper":

@@ -89,6 +89,27 @@ KINDS: dict[str, Kind] = {
     "painting": Kind("painting", 0.9, 0.04, 0.65, wall=True, solid=False, mounted=True),
     "window": Kind("window", 1.3, 0.05, 1.1, wall=True, solid=False, mounted=True),
     "whiteboard": Kind("whiteboard", 1.5, 0.04, 0.9, wall=True, solid=False, mounted=True),
+    # kinds of the paper's scenes (their furniture is drawn as these, stretched to each object's size)
+    "toilet": Kind("toilet", 0.4, 0.65, 0.8, wall=True),
+    "bathtub": Kind("bathtub", 1.7, 0.75, 0.55, wall=True),
+    "sink": Kind("washbasin cabinet", 0.8, 0.48, 0.85, wall=True),
+    "shower": Kind("shower", 0.9, 0.9, 2.2, wall=True),
+    "washer": Kind("washing machine", 0.6, 0.5, 0.85, wall=True),
+    "oven": Kind("oven", 0.6, 0.6, 0.9, wall=True),
+    "dishwasher": Kind("dishwasher", 0.6, 0.56, 0.75, wall=True),
+    "hob": Kind("hob", 0.56, 0.5, 0.04, wall=True),
+    "hood": Kind("cooker hood", 0.6, 0.43, 0.64, wall=True),
+    "microwave": Kind("microwave", 0.53, 0.31, 0.3, wall=True),
+    "tv": Kind("TV", 1.0, 0.15, 0.7, wall=True),
+    "fireplace": Kind("fireplace", 1.1, 0.52, 2.85, wall=True),
+    "stool": Kind("bar stool", 0.44, 0.44, 1.04, wall=False),
+    "office_chair": Kind("office chair", 0.64, 0.64, 1.1, wall=False),
+    "round_table": Kind("table", 0.97, 0.97, 0.8, wall=False),
+    "safe": Kind("safe", 0.5, 0.5, 0.4, wall=True),
+    "bin": Kind("bin", 0.3, 0.3, 0.38, wall=True),
+    "christmas_tree": Kind("Christmas tree", 1.2, 1.1, 2.3, wall=True),
+    "lamp": Kind("lamp", 0.3, 0.3, 0.5, wall=True),
+    "object": Kind("object", 0.5, 0.5, 0.5, wall=True),  # unknown kinds: a plain box of the object's size
 }
 
 WOODS: tuple[RGB, ...] = ((133, 94, 62), (164, 120, 78), (96, 68, 48), (188, 152, 110), (120, 110, 100))
@@ -297,8 +318,128 @@ def pieces(kind: str, variant: int) -> list[Prim]:
             box(0, 1.03, 0.021, w - 0.06, 0.84, 0.002, (250, 250, 248)),
         ]
     else:
-        raise ValueError(f"unknown furniture kind {kind!r}")
+        out += _paper_pieces(kind, w, d, k.height, rng, wood, fabric)
     return out
+
+
+WHITE_CERAMIC = (238, 238, 234)
+STEEL = (176, 180, 186)
+GLASS = (170, 200, 214)
+
+
+def _paper_pieces(
+    kind: str, w: float, d: float, h: float, rng: random.Random, wood: RGB, fabric: RGB
+) -> list[Prim]:
+    """The kinds the paper's scenes add (bathroom, kitchen and office pieces): simple shapes at the
+    kind's size, each recognisable by its outline and colour."""
+    if kind == "toilet":
+        return [
+            box(0, 0, 0.05, 0.34, 0.4, 0.5, WHITE_CERAMIC),
+            cyl(0, 0.4, 0.1, 0.38, 0.04, WHITE_CERAMIC),
+            box(0, 0.4, -d / 2 + 0.1, w, 0.4, 0.18, WHITE_CERAMIC),
+        ]
+    if kind == "bathtub":
+        return [
+            box(0, 0, 0, w, h - 0.05, d, WHITE_CERAMIC),
+            box(0, h - 0.05, 0, w, 0.05, 0.06, WHITE_CERAMIC),
+            box(0, h - 0.049, 0, w - 0.12, 0.05, d - 0.12, (200, 214, 222)),
+            box(-w / 2 + 0.1, h, 0, 0.04, 0.15, 0.04, METAL),
+        ]
+    if kind == "sink":
+        return [
+            box(0, 0, 0, w, h - 0.06, d, shade(wood, 1.1)),
+            box(0, h - 0.06, 0, w, 0.06, d, WHITE_CERAMIC),
+            box(0, h - 0.055, 0.02, w * 0.55, 0.06, d * 0.55, (205, 212, 216)),
+            cyl(0, h, -d / 2 + 0.07, 0.03, 0.16, METAL),
+        ]
+    if kind == "shower":
+        return [
+            box(0, 0, 0, w, 0.08, d, WHITE_CERAMIC),
+            box(-w / 2 + 0.01, 0.08, 0, 0.02, h - 0.1, d, GLASS),
+            box(w / 2 - 0.01, 0.08, 0, 0.02, h - 0.1, d, GLASS),
+            box(0, 0.08, d / 2 - 0.01, w, h - 0.1, 0.02, GLASS),
+            cyl(0, h - 0.3, -d / 2 + 0.15, 0.2, 0.03, METAL),
+        ]
+    if kind == "washer":
+        return [
+            box(0, 0, 0, w, h, d, WHITE_CERAMIC),
+            box(0, h * 0.2, d / 2 + 0.004, w * 0.55, w * 0.55, 0.008, DARK),  # the round door, drawn square
+            box(0, h - 0.12, d / 2 + 0.005, w - 0.06, 0.08, 0.01, (200, 200, 204)),
+        ]
+    if kind in ("oven", "dishwasher"):
+        out = [
+            box(0, 0, 0, w, h, d, STEEL),
+            box(0, 0.1, d / 2 + 0.005, w - 0.06, h * 0.55, 0.01, DARK),
+            box(0, h * 0.7, d / 2 + 0.015, w - 0.16, 0.025, 0.02, METAL),
+        ]
+        if kind == "oven":
+            out += [cyl(sx * 0.14, h, sz * 0.14, 0.18, 0.01, DARK) for sx in (-1, 1) for sz in (-1, 1)]
+        return out
+    if kind == "hob":
+        return [box(0, 0, 0, w, h, d, DARK)] + [
+            cyl(sx * 0.13, h, sz * 0.12, 0.16, 0.004, (70, 70, 74)) for sx in (-1, 1) for sz in (-1, 1)
+        ]
+    if kind == "hood":
+        return [box(0, 0, 0, w, h * 0.3, d, STEEL), box(0, h * 0.3, -d / 4, w * 0.4, h * 0.7, d / 2, STEEL)]
+    if kind == "microwave":
+        return [
+            box(0, 0, 0, w, h, d, (60, 62, 66)),
+            box(-0.06, 0.04, d / 2 + 0.003, w * 0.6, h * 0.7, 0.006, (30, 34, 40)),
+        ]
+    if kind == "tv":
+        return [
+            box(0, 0, 0, w * 0.3, 0.02, d, DARK),
+            box(0, 0.02, 0, 0.06, 0.08, 0.04, DARK),
+            box(0, 0.1, 0, w, h - 0.1, 0.05, DARK),
+            box(0, 0.12, 0.026, w - 0.04, h - 0.14, 0.002, (30, 40, 60)),
+        ]
+    if kind == "fireplace":
+        brick = (150, 84, 64)
+        return [
+            box(0, 0, 0, w, 1.0, d, brick),
+            box(0, 0.12, d / 2 - 0.01, w * 0.6, 0.6, 0.03, (30, 22, 20)),
+            box(0, 1.0, 0, w + 0.1, 0.08, d + 0.05, WHITE),
+            box(0, 1.08, -d / 4, w * 0.7, h - 1.08, d / 2, shade(brick, 0.9)),
+        ]
+    if kind == "stool":
+        return [
+            cyl(0, 0, 0, 0.36, 0.03, METAL),
+            cyl(0, 0.03, 0, 0.05, h - 0.1, METAL),
+            cyl(0, h - 0.07, 0, w, 0.07, fabric),
+        ]
+    if kind == "office_chair":
+        return [
+            cyl(0, 0, 0, w * 0.9, 0.05, DARK),
+            cyl(0, 0.05, 0, 0.06, 0.4, METAL),
+            box(0, 0.45, 0.02, w * 0.8, 0.08, d * 0.8, fabric),
+            box(0, 0.53, -d / 2 + 0.08, w * 0.75, h - 0.53, 0.08, shade(fabric, 0.9)),
+        ]
+    if kind == "round_table":
+        return [
+            cyl(0, h - 0.04, 0, w, 0.04, shade(WHITE, 0.98)),
+            cyl(0, 0.03, 0, 0.08, h - 0.07, METAL),
+            cyl(0, 0, 0, w * 0.45, 0.03, METAL),
+        ]
+    if kind == "safe":
+        return [box(0, 0, 0, w, h, d, (70, 74, 80)), cyl(0.08, h * 0.5, d / 2, 0.1, 0.02, METAL)]
+    if kind == "bin":
+        return [cyl(0, 0, 0, w, h, (120, 124, 130))]
+    if kind == "christmas_tree":
+        return [
+            cyl(0, 0, 0, 0.3, 0.3, (120, 70, 40)),
+            cyl(0, 0.3, 0, w, h * 0.35, (40, 110, 60)),
+            cyl(0, 0.3 + h * 0.3, 0, w * 0.7, h * 0.3, (50, 125, 70)),
+            cyl(0, 0.3 + h * 0.55, 0, w * 0.4, h * 0.3, (60, 140, 80)),
+        ]
+    if kind == "lamp":
+        return [
+            cyl(0, 0, 0, w * 0.5, 0.03, METAL),
+            cyl(0, 0.03, 0, 0.03, h * 0.55, METAL),
+            cyl(0, h * 0.55, 0, w, h * 0.45, (240, 228, 196)),
+        ]
+    if kind == "object":
+        return [box(0, 0, 0, w, h, d, PAINT[rng.randrange(len(PAINT))])]
+    raise ValueError(f"unknown furniture kind {kind!r}")
 
 
 def surfaces(kind: str) -> list[Surface]:
@@ -377,7 +518,15 @@ CLUTTER: dict[str, tuple[float, float, float]] = {
     "candle": (0.07, 0.07, 0.18),
     "tray": (0.36, 0.26, 0.03),
     "globe": (0.24, 0.24, 0.34),
+    # small things of the paper's scenes (drawn at each object's size)
+    "bottle": (0.1, 0.1, 0.25),
+    "ball": (0.25, 0.25, 0.25),
+    "frame": (0.2, 0.06, 0.25),
+    "laptop": (0.35, 0.3, 0.2),
+    "fruit": (0.1, 0.1, 0.1),
+    "item": (0.15, 0.15, 0.15),  # unknown small things: a plain box of the object's size
 }
+FOOD = ((230, 200, 60), (200, 40, 40), (120, 170, 60), (200, 120, 50), (150, 60, 110), (230, 220, 190))
 
 
 def clutter_pieces(kind: str, variant: int) -> list[Prim]:
@@ -408,6 +557,18 @@ def clutter_pieces(kind: str, variant: int) -> list[Prim]:
             cyl(0, 0.04, 0, 0.02, 0.06, DARK),
             sphere(0, 0.2, 0, 0.24, (70, 120, 180)),
         ]
+    if kind == "bottle":
+        return [cyl(0, 0, 0, 0.1, 0.17, color), cyl(0, 0.17, 0, 0.04, 0.08, color)]
+    if kind == "ball":
+        return [sphere(0, 0.125, 0, 0.25, (240, 240, 240))]
+    if kind == "frame":
+        return [box(0, 0, 0, 0.2, 0.25, 0.03, (70, 50, 30)), box(0, 0.02, 0.016, 0.16, 0.21, 0.002, color)]
+    if kind == "laptop":
+        return [box(0, 0, 0.05, 0.35, 0.02, 0.2, DARK), box(0, 0.02, -0.095, 0.35, 0.18, 0.01, DARK)]
+    if kind == "fruit":
+        return [sphere(0, 0.05, 0, 0.1, FOOD[rng.randrange(len(FOOD))])]
+    if kind == "item":
+        return [box(0, 0, 0, 0.15, 0.15, 0.15, color)]
     raise ValueError(f"unknown clutter kind {kind!r}")
 
 

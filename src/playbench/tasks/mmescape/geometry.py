@@ -24,7 +24,7 @@ import numpy as np
 
 from playbench.tasks.mmescape import furniture as fx
 from playbench.tasks.mmescape.furniture import Prim
-from playbench.tasks.mmescape.schema import DoorSpec, EscapeInstance, RoomSpec
+from playbench.tasks.mmescape.schema import DoorSpec, EscapeInstance, Placed, PropPlace, RoomSpec
 
 RGB = tuple[int, int, int]
 WALL_T = 0.12
@@ -32,12 +32,35 @@ ROOM_H = 3.0  # the original's rooms are 3 m high
 EYE_H = 1.6
 AGENT_R = 0.25
 REACH = 4.0  # a grab works within this horizontal distance (FACTS.md)
-DOOR_W = 1.0
+DOOR_W = 1.0  # playbench's generated doors (the original's are 1.11 x 2.26 m; DoorSpec holds each door's)
 DOOR_H = 2.1
 JUMP_CLEAR = 0.5  # a jump carries a move over anything lower than this
-FOV_Y = 60.0  # vertical field of view of the square first-person view, degrees
+FOV_Y = 60.0  # vertical field of view of playbench's square first-person view, degrees
 SUPERSAMPLE = 2  # the view is drawn at 2x and reduced; the id image samples one subpixel per pixel
+# Above this many pixels a frame is drawn without supersampling (the original's 2048 x 1024 view
+# would otherwise be drawn at 4096 x 2048 on a CPU rasteriser).
+SUPERSAMPLE_MAX_PIXELS = 1024 * 1024
 PITCH_LIMIT = 89.0
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    """The first-person camera: image size in pixels and vertical field of view in degrees."""
+
+    width: int = 512
+    height: int = 512
+    fov_y: float = FOV_Y
+
+    @property
+    def aspect(self) -> float:
+        return self.width / self.height
+
+    @property
+    def supersample(self) -> int:
+        return SUPERSAMPLE if self.width * self.height <= SUPERSAMPLE_MAX_PIXELS else 1
+
+
+SQUARE_512 = ViewSpec()
 
 FLOOR_ID, CEILING_ID, WALL_ID = 1, 2, 3
 FURNITURE_BASE, CLUTTER_BASE, ITEM_BASE, DOOR_BASE = 10, 500, 1000, 2000
@@ -50,6 +73,7 @@ class Part:
     size: tuple[float, float, float]
     color: RGB
     entity: int
+    yaw: float = 0.0  # a box turned about its vertical axis (degrees, as rotate_xz); 0 for the rest
 
 
 @dataclass(frozen=True)
@@ -68,12 +92,27 @@ class Decal:
 
 @dataclass(frozen=True)
 class Obstacle:
+    """A footprint: the rectangle x0..x1, z0..z1 turned by `yaw` degrees about its own centre."""
+
     x0: float
     z0: float
     x1: float
     z1: float
     height: float
     entity: int
+    yaw: float = 0.0
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return (self.x0 + self.x1) / 2, (self.z0 + self.z1) / 2
+
+    def to_local(self, x: float, z: float) -> tuple[float, float]:
+        """A world point in the frame where this footprint is the axis-aligned x0..x1, z0..z1."""
+        if not self.yaw:
+            return x, z
+        cx, cz = self.center
+        lx, lz = rotate_xz(x - cx, z - cz, -self.yaw)
+        return cx + lx, cz + lz
 
 
 @dataclass(frozen=True)
@@ -98,8 +137,9 @@ class VisualState:
 # --- placing a piece's primitives in the world ---------------------------------------------
 
 
-def rotate_xz(x: float, z: float, rot: int) -> tuple[float, float]:
-    """A local offset turned by `rot` degrees (multiples of 90, as gl3d.rotate_y)."""
+def rotate_xz(x: float, z: float, rot: float) -> tuple[float, float]:
+    """A local offset turned by `rot` degrees about the vertical axis, as gl3d.rotate_y (quarter
+    turns exactly, any other angle by its sine and cosine)."""
     r = rot % 360
     if r == 0:
         return x, z
@@ -107,31 +147,102 @@ def rotate_xz(x: float, z: float, rot: int) -> tuple[float, float]:
         return z, -x
     if r == 180:
         return -x, -z
-    return -z, x
+    if r == 270:
+        return -z, x
+    c, s = math.cos(math.radians(r)), math.sin(math.radians(r))
+    return x * c + z * s, -x * s + z * c
 
 
-def place(prims: list[Prim], x: float, y: float, z: float, rot: int, entity: int) -> list[Part]:
+def quarter(rot: float) -> bool:
+    return rot % 90 == 0
+
+
+def place(
+    prims: list[Prim],
+    x: float,
+    y: float,
+    z: float,
+    rot: float,
+    entity: int,
+    scale: tuple[float, float, float] = (1.0, 1.0, 1.0),
+) -> list[Part]:
+    """A piece's primitives in the world: scaled (in the piece's frame), turned by `rot`, moved to
+    (x, y, z). Boxes keep an axis-aligned size on quarter turns and carry `yaw` otherwise; a scaled
+    cylinder or sphere stays round, with the geometric mean of its horizontal (and vertical) scales."""
+    sx_, sy_, sz_ = scale
     out = []
     for p in prims:
-        dx, dz = rotate_xz(p.center[0], p.center[2], rot)
-        sx, sy, sz = p.size
-        if rot % 180:
-            sx, sz = sz, sx
-        out.append(Part(p.shape, (x + dx, y + p.center[1], z + dz), (sx, sy, sz), p.color, entity))
+        cx, cy, cz = p.center[0] * sx_, p.center[1] * sy_, p.center[2] * sz_
+        dx, dz = rotate_xz(cx, cz, rot)
+        if p.shape == "box":
+            sx, sy, sz = p.size[0] * sx_, p.size[1] * sy_, p.size[2] * sz_
+            yaw = 0.0
+            if not quarter(rot):
+                yaw = rot % 360
+            elif rot % 180:
+                sx, sz = sz, sx
+        elif p.shape == "cylinder":
+            d = p.size[0] * math.sqrt(sx_ * sz_)
+            sx, sy, sz, yaw = d, p.size[1] * sy_, d, 0.0
+        else:
+            d = p.size[0] * (sx_ * sy_ * sz_) ** (1 / 3)
+            sx, sy, sz, yaw = d, d, d, 0.0
+        out.append(Part(p.shape, (x + dx, y + cy, z + dz), (sx, sy, sz), p.color, entity, yaw))
     return out
 
 
-def footprint(kind: str, x: float, z: float, rot: int) -> tuple[float, float, float, float]:
+def aabb(x: float, z: float, w: float, d: float, rot: float) -> tuple[float, float, float, float]:
+    """The axis-aligned bounds of a w x d rectangle centred at (x, z) and turned by `rot`."""
+    if quarter(rot):
+        if rot % 180:
+            w, d = d, w
+        return (x - w / 2, z - d / 2, x + w / 2, z + d / 2)
+    c, s = abs(math.cos(math.radians(rot))), abs(math.sin(math.radians(rot)))
+    hw, hd = (w * c + d * s) / 2, (w * s + d * c) / 2
+    return (x - hw, z - hd, x + hw, z + hd)
+
+
+def piece_size(piece: Placed) -> tuple[float, float, float]:
+    """(width, height, depth) of a piece of furniture in its own frame: its own size, else its kind's."""
+    if piece.size is not None:
+        return piece.size
+    k = fx.KINDS[piece.kind]
+    return (k.width, k.height, k.depth)
+
+
+def piece_scale(piece: Placed) -> tuple[float, float, float]:
+    """How much a piece's model is stretched to the piece's own size (1 for the kind's size)."""
+    if piece.size is None:
+        return (1.0, 1.0, 1.0)
+    k = fx.KINDS[piece.kind]
+    w, h, d = piece.size
+    return (w / k.width, h / k.height, d / k.depth)
+
+
+def footprint(kind: str, x: float, z: float, rot: float) -> tuple[float, float, float, float]:
     k = fx.KINDS[kind]
-    w, d = (k.depth, k.width) if rot % 180 else (k.width, k.depth)
-    return (x - w / 2, z - d / 2, x + w / 2, z + d / 2)
+    return aabb(x, z, k.width, k.depth, rot)
 
 
-def prop_footprint(item_type: str, x: float, z: float, rot: int) -> tuple[float, float, float, float]:
+def prop_size(place_: PropPlace, item_type: str) -> tuple[float, float, float]:
+    """(width, depth, height) of a chain prop: its own size, else playbench's for its type."""
+    if place_.size is not None:
+        w, h, d = place_.size
+        return (w, d, h)
+    return fx.PROP_SIZE[item_type]
+
+
+def prop_footprint(item_type: str, x: float, z: float, rot: float) -> tuple[float, float, float, float]:
     w, d, _ = fx.PROP_SIZE[item_type]
-    if rot % 180:
-        w, d = d, w
-    return (x - w / 2, z - d / 2, x + w / 2, z + d / 2)
+    return aabb(x, z, w, d, rot)
+
+
+def obstacle(x: float, z: float, w: float, d: float, rot: float, height: float, entity: int) -> Obstacle:
+    """The footprint of a w x d piece centred at (x, z), turned by `rot`."""
+    if quarter(rot):
+        x0, z0, x1, z1 = aabb(x, z, w, d, rot)
+        return Obstacle(x0, z0, x1, z1, height, entity)
+    return Obstacle(x - w / 2, z - d / 2, x + w / 2, z + d / 2, height, entity, rot % 360)
 
 
 # --- walls and doors -----------------------------------------------------------------------
@@ -204,22 +315,22 @@ def structure_parts(inst: EscapeInstance) -> list[Part]:
         nx, nz = inward(wall)
         outward = -(nz if axis == "x" else nx)
         a0, a1 = a0 - WALL_T, a1 + WALL_T
-        cuts = sorted(d.center for d in _doors_in(inst, room, wall))
+        cuts = sorted((d.center, d.width, d.height) for d in _doors_in(inst, room, wall))
         start = a0
-        for c in cuts:
+        for c, dw, dh in cuts:
             for center, size in (
-                _wall_box(axis, plane, start, c - DOOR_W / 2, outward, 0.0, ROOM_H),
-                _wall_box(axis, plane, c - DOOR_W / 2, c + DOOR_W / 2, outward, DOOR_H, ROOM_H),
+                _wall_box(axis, plane, start, c - dw / 2, outward, 0.0, ROOM_H),
+                _wall_box(axis, plane, c - dw / 2, c + dw / 2, outward, dh, ROOM_H),
             ):
                 parts.append(Part("box", center, size, room.wall_color, WALL_ID))
-            start = c + DOOR_W / 2
+            start = c + dw / 2
         center, size = _wall_box(axis, plane, start, a1, outward, 0.0, ROOM_H)
         parts.append(Part("box", center, size, room.wall_color, WALL_ID))
         # a skirting board along the inner face (between the door openings)
         base = fx.shade(room.wall_color, 0.72)
         start = a0 + WALL_T
-        for c in [*cuts, None]:
-            end = (c - DOOR_W / 2 - 0.06) if c is not None else a1 - WALL_T
+        for cut in [*cuts, None]:
+            end = (cut[0] - cut[1] / 2 - 0.06) if cut is not None else a1 - WALL_T
             if end - start > 0.05:
                 t0 = plane + (nz if axis == "x" else nx) * 0.01
                 if axis == "x":
@@ -230,8 +341,8 @@ def structure_parts(inst: EscapeInstance) -> list[Part]:
                     parts.append(
                         Part("box", (t0, 0.05, (start + end) / 2), (0.02, 0.1, end - start), base, WALL_ID)
                     )
-            if c is not None:
-                start = c + DOOR_W / 2 + 0.06
+            if cut is not None:
+                start = cut[0] + cut[1] / 2 + 0.06
     return parts
 
 
@@ -247,10 +358,14 @@ def _local_to_world_door(
     return (plane + rx * along + nx * into, y, door.center + rz * along + nz * into)
 
 
-def door_parts(inst: EscapeInstance, k: int, opened: bool) -> tuple[list[Part], list[Decal]]:
-    """Room k's exit door: frame, panel with handle and lock (keyhole, keypad or none), EXIT sign."""
+def door_parts(
+    inst: EscapeInstance, k: int, opened: bool, aids: bool = True
+) -> tuple[list[Part], list[Decal]]:
+    """Room k's exit door: frame and panel with a handle; with `aids` (playbench's visual aids) also
+    the EXIT sign above it and its lock (a keyhole plate or a keypad marked CODE)."""
     door = inst.doors[k]
     room = inst.rooms[door.room]
+    dw, dh = door.width, door.height
     eid = DOOR_BASE + k
     lock = room.chain.exit.unlock_method.type
     axis = wall_line(room, door.wall)[0]
@@ -267,37 +382,37 @@ def door_parts(inst: EscapeInstance, k: int, opened: bool) -> tuple[list[Part], 
 
     frame = (236, 234, 228)
     mid = -WALL_T / 2  # the frame is centred in the wall and stands 3 cm proud on both sides
-    slab(-DOOR_W / 2 - 0.04, 0.0, mid, 0.08, DOOR_H + 0.06, WALL_T + 0.06, frame, WALL_ID)
-    slab(DOOR_W / 2 + 0.04, 0.0, mid, 0.08, DOOR_H + 0.06, WALL_T + 0.06, frame, WALL_ID)
-    slab(0.0, DOOR_H, mid, DOOR_W + 0.16, 0.06, WALL_T + 0.06, frame, WALL_ID)
-    # the EXIT sign above the door
-    slab(0.0, DOOR_H + 0.12, 0.04, 0.44, 0.17, 0.04, (30, 140, 70), WALL_ID)
-    decals.append(
-        Decal(
-            ("EXIT",),
-            _local_to_world_door(room, door, 0.0, DOOR_H + 0.205, 0.061),
-            0.4,
-            0.13,
-            face_yaw,
-            (255, 255, 255),
+    slab(-dw / 2 - 0.04, 0.0, mid, 0.08, dh + 0.06, WALL_T + 0.06, frame, WALL_ID)
+    slab(dw / 2 + 0.04, 0.0, mid, 0.08, dh + 0.06, WALL_T + 0.06, frame, WALL_ID)
+    slab(0.0, dh, mid, dw + 0.16, 0.06, WALL_T + 0.06, frame, WALL_ID)
+    if aids:  # the EXIT sign above the door
+        slab(0.0, dh + 0.12, 0.04, 0.44, 0.17, 0.04, (30, 140, 70), WALL_ID)
+        decals.append(
+            Decal(
+                ("EXIT",),
+                _local_to_world_door(room, door, 0.0, dh + 0.205, 0.061),
+                0.4,
+                0.13,
+                face_yaw,
+                (255, 255, 255),
+            )
         )
-    )
-    panel = (120, 78, 48) if lock != "password" else (96, 104, 116)
+    panel = (120, 78, 48) if lock != "password" or not aids else (96, 104, 116)
     if not opened:
-        slab(0.0, 0.0, -WALL_T / 2 + 0.005, DOOR_W - 0.01, DOOR_H - 0.01, WALL_T + 0.05, panel, eid)
-        slab(0.0, 0.25, 0.036, DOOR_W - 0.24, 0.6, 0.01, fx.shade(panel, 1.15), eid)
-        slab(0.0, 1.15, 0.036, DOOR_W - 0.24, 0.75, 0.01, fx.shade(panel, 1.15), eid)
-        slab(DOOR_W / 2 - 0.12, 0.98, 0.05, 0.14, 0.035, 0.04, fx.METAL, eid)
-        if lock == "key":
-            slab(DOOR_W / 2 - 0.12, 0.82, 0.035, 0.07, 0.13, 0.012, fx.GOLD, eid)
-            slab(DOOR_W / 2 - 0.12, 0.85, 0.042, 0.018, 0.05, 0.004, fx.DARK, eid)
-        elif lock == "password":
-            slab(DOOR_W / 2 - 0.14, 1.1, 0.04, 0.16, 0.24, 0.02, (40, 44, 50), eid)
-            slab(DOOR_W / 2 - 0.14, 1.27, 0.052, 0.12, 0.05, 0.004, (120, 200, 140), eid)
+        slab(0.0, 0.0, -WALL_T / 2 + 0.005, dw - 0.01, dh - 0.01, WALL_T + 0.05, panel, eid)
+        slab(0.0, 0.25, 0.036, dw - 0.24, 0.6, 0.01, fx.shade(panel, 1.15), eid)
+        slab(0.0, 1.15, 0.036, dw - 0.24, dh - 1.35, 0.01, fx.shade(panel, 1.15), eid)
+        slab(dw / 2 - 0.12, 0.98, 0.05, 0.14, 0.035, 0.04, fx.METAL, eid)
+        if aids and lock == "key":
+            slab(dw / 2 - 0.12, 0.82, 0.035, 0.07, 0.13, 0.012, fx.GOLD, eid)
+            slab(dw / 2 - 0.12, 0.85, 0.042, 0.018, 0.05, 0.004, fx.DARK, eid)
+        elif aids and lock == "password":
+            slab(dw / 2 - 0.14, 1.1, 0.04, 0.16, 0.24, 0.02, (40, 44, 50), eid)
+            slab(dw / 2 - 0.14, 1.27, 0.052, 0.12, 0.05, 0.004, (120, 200, 140), eid)
             decals.append(
                 Decal(
                     ("CODE",),
-                    _local_to_world_door(room, door, DOOR_W / 2 - 0.14, 1.17, 0.0515),
+                    _local_to_world_door(room, door, dw / 2 - 0.14, 1.17, 0.0515),
                     0.12,
                     0.05,
                     face_yaw,
@@ -306,9 +421,8 @@ def door_parts(inst: EscapeInstance, k: int, opened: bool) -> tuple[list[Part], 
             )
     else:
         # swung open into the next room, hinged on the left jamb
-        nx, nz = inward(door.wall)
-        hinge = _local_to_world_door(room, door, -DOOR_W / 2 + 0.03, DOOR_H / 2, -WALL_T - DOOR_W / 2)
-        size = (0.05, DOOR_H - 0.01, DOOR_W) if axis == "x" else (DOOR_W, DOOR_H - 0.01, 0.05)
+        hinge = _local_to_world_door(room, door, -dw / 2 + 0.03, dh / 2, -WALL_T - dw / 2)
+        size = (0.05, dh - 0.01, dw) if axis == "x" else (dw, dh - 0.01, 0.05)
         parts.append(Part("box", hinge, size, panel, eid))
     return parts, decals
 
@@ -328,9 +442,12 @@ def reading_rot(room: RoomSpec, x: float, z: float) -> int:
 
 @dataclass
 class World:
-    """Static geometry of an instance (built once) and what depends on the visual state."""
+    """Static geometry of an instance (built once) and what depends on the visual state. `aids`:
+    playbench's visual aids (the EXIT sign, the lock on the door, a note's writing legible where it
+    lies); the original's door and notes carry none."""
 
     inst: EscapeInstance
+    aids: bool = True
     static: list[Part] = field(default_factory=list)
     static_decals: list[Decal] = field(default_factory=list)
     entities: dict[int, Entity] = field(default_factory=dict)
@@ -339,6 +456,14 @@ class World:
     item_types: dict[str, str] = field(default_factory=dict)
     item_room: dict[str, int] = field(default_factory=dict)
     note_text: dict[str, str] = field(default_factory=dict)
+
+    def prop_scale(self, place_: PropPlace) -> tuple[float, float, float]:
+        kind = self.item_types[place_.item]
+        if place_.size is None:
+            return (1.0, 1.0, 1.0)
+        w, d, h = fx.PROP_SIZE[kind]
+        sw, sh, sd = place_.size
+        return (sw / w, sh / h, sd / d)
 
     def parts(self, state: VisualState) -> tuple[list[Part], list[Decal]]:
         parts = list(self.static)
@@ -349,17 +474,19 @@ class World:
             kind = self.item_types[place_.item]
             eid = self.item_entity[place_.item]
             prims = fx.prop_pieces(kind, opened=place_.item in state.opened)
-            parts += place(prims, place_.x, place_.y, place_.z, place_.rot, eid)
-            if kind == "paper":
+            parts += place(prims, place_.x, place_.y, place_.z, place_.rot, eid, self.prop_scale(place_))
+            if kind == "paper" and self.aids:
                 # The writing reads upright for someone facing the sheet from the room's centre (the
                 # open side of furniture against a wall); across a sheet lying crosswise to that
                 # direction it runs along the long side (a landscape decal).
                 text_rot = reading_rot(self.inst.rooms[place_.room], place_.x, place_.z)
-                w, h = (0.28, 0.38) if (text_rot - place_.rot) % 180 == 0 else (0.38, 0.28)
+                sw, sd, _ = prop_size(place_, "paper")
+                along = (text_rot - place_.rot) % 180 == 0
+                w, h = (sw - 0.02, sd - 0.02) if along else (sd - 0.02, sw - 0.02)
                 decals.append(
                     Decal(
                         tuple(self.note_text.get(place_.item, "").splitlines()),
-                        (place_.x, place_.y + 0.0065, place_.z),
+                        (place_.x, place_.y + prop_size(place_, "paper")[2] + 0.0005, place_.z),
                         w,
                         h,
                         "up",
@@ -368,7 +495,7 @@ class World:
                     )
                 )
         for k in range(len(self.inst.doors)):
-            p, d = door_parts(self.inst, k, k in state.doors_open)
+            p, d = door_parts(self.inst, k, k in state.doors_open, self.aids)
             parts += p
             decals += d
         return parts, decals
@@ -376,31 +503,34 @@ class World:
     def obstacles(self, state: VisualState) -> list[Obstacle]:
         out = list(self.static_obstacles)
         for place_ in self.inst.props:
-            if self.item_types[place_.item] == "box" and place_.on == "floor":
-                x0, z0, x1, z1 = prop_footprint("box", place_.x, place_.z, place_.rot)
-                out.append(Obstacle(x0, z0, x1, z1, fx.PROP_SIZE["box"][2], self.item_entity[place_.item]))
-        for k in range(len(self.inst.doors)):
-            parts, _ = door_parts(self.inst, k, k in state.doors_open)
+            kind = self.item_types[place_.item]
+            if kind == "box" and place_.on == "floor" and place_.item not in state.picked:
+                w, d, h = prop_size(place_, kind)
+                out.append(obstacle(place_.x, place_.z, w, d, place_.rot, h, self.item_entity[place_.item]))
+        for k, door in enumerate(self.inst.doors):
+            parts, _ = door_parts(self.inst, k, k in state.doors_open, self.aids)
             for p in parts:
                 if p.entity == DOOR_BASE + k and p.size[1] > 1.0:
                     cx, _, cz = p.center
                     sx, _, sz = p.size
-                    out.append(Obstacle(cx - sx / 2, cz - sz / 2, cx + sx / 2, cz + sz / 2, DOOR_H, p.entity))
+                    out.append(
+                        Obstacle(cx - sx / 2, cz - sz / 2, cx + sx / 2, cz + sz / 2, door.height, p.entity)
+                    )
         return out
 
 
 @lru_cache(maxsize=32)
-def _world_cached(key: str, data: str) -> World:
-    return _build_world(EscapeInstance.model_validate_json(data))
+def _world_cached(key: str, data: str, aids: bool) -> World:
+    return _build_world(EscapeInstance.model_validate_json(data), aids)
 
 
-def build_world(inst: EscapeInstance) -> World:
+def build_world(inst: EscapeInstance, aids: bool = True) -> World:
     """The world of an instance, cached by its content (instances are immutable data)."""
-    return _world_cached(inst.id, inst.model_dump_json())
+    return _world_cached(inst.id, inst.model_dump_json(), aids)
 
 
-def _build_world(inst: EscapeInstance) -> World:
-    world = World(inst)
+def _build_world(inst: EscapeInstance, aids: bool = True) -> World:
+    world = World(inst, aids)
     world.static = structure_parts(inst)
     world.entities[FLOOR_ID] = Entity(FLOOR_ID, "structure", "floor", None, 0.0, 0.0)
     world.entities[CEILING_ID] = Entity(CEILING_ID, "structure", "ceiling", None, 0.0, 0.0)
@@ -410,27 +540,42 @@ def _build_world(inst: EscapeInstance) -> World:
         nx, nz = inward(wall)
         outward = -(nz if axis == "x" else nx)
         t0, t1 = sorted((plane, plane + outward * WALL_T))
-        cuts = sorted(d.center for d in _doors_in(inst, room, wall))
+        cuts = sorted((d.center, d.width) for d in _doors_in(inst, room, wall))
         start = a0 - WALL_T
-        for c in [*cuts, a1 + WALL_T + DOOR_W / 2]:
-            end = c - DOOR_W / 2
+        for c, dw in [*cuts, (a1 + WALL_T + 0.5, 1.0)]:
+            end = c - dw / 2
             if axis == "x":
                 world.static_obstacles.append(Obstacle(start, t0, end, t1, ROOM_H, WALL_ID))
             else:
                 world.static_obstacles.append(Obstacle(t0, start, t1, end, ROOM_H, WALL_ID))
-            start = c + DOOR_W / 2
+            start = c + dw / 2
     for i, piece in enumerate(inst.furniture):
         eid = FURNITURE_BASE + i
         kind = fx.KINDS[piece.kind]
-        world.static += place(fx.pieces(piece.kind, piece.variant), piece.x, piece.y, piece.z, piece.rot, eid)
-        world.entities[eid] = Entity(eid, "furniture", kind.name, i, piece.x, piece.z)
-        if kind.solid and not kind.mounted:
-            x0, z0, x1, z1 = footprint(piece.kind, piece.x, piece.z, piece.rot)
-            world.static_obstacles.append(Obstacle(x0, z0, x1, z1, kind.height, eid))
+        world.static += place(
+            fx.pieces(piece.kind, piece.variant),
+            piece.x,
+            piece.y,
+            piece.z,
+            piece.rot,
+            eid,
+            piece_scale(piece),
+        )
+        world.entities[eid] = Entity(eid, "furniture", piece.name or kind.name, i, piece.x, piece.z)
+        solid = (kind.solid and not kind.mounted) if piece.solid is None else piece.solid
+        if solid:
+            w, h, d = piece_size(piece)
+            world.static_obstacles.append(obstacle(piece.x, piece.z, w, d, piece.rot, piece.y + h, eid))
     for i, bit in enumerate(inst.clutter):
         eid = CLUTTER_BASE + i
-        world.static += place(fx.clutter_pieces(bit.kind, bit.variant), bit.x, bit.y, bit.z, bit.rot, eid)
-        world.entities[eid] = Entity(eid, "clutter", bit.kind, i, bit.x, bit.z)
+        scale = (1.0, 1.0, 1.0)
+        if bit.size is not None:
+            cw, cd, ch = fx.CLUTTER[bit.kind]
+            scale = (bit.size[0] / cw, bit.size[1] / ch, bit.size[2] / cd)
+        world.static += place(
+            fx.clutter_pieces(bit.kind, bit.variant), bit.x, bit.y, bit.z, bit.rot, eid, scale
+        )
+        world.entities[eid] = Entity(eid, "clutter", bit.name or bit.kind, i, bit.x, bit.z)
     for r, room in enumerate(inst.rooms):
         for it in room.chain.items:
             world.item_types[it.id] = it.type
@@ -445,7 +590,7 @@ def _build_world(inst: EscapeInstance) -> World:
         world.entities[eid] = Entity(eid, "item", name, place_.item, place_.x, place_.z)
     for k, door in enumerate(inst.doors):
         room = inst.rooms[door.room]
-        x, z = door_point(room, door, 0.0)
+        x, z = door.anchor if door.anchor is not None else door_point(room, door, 0.0)
         world.entities[DOOR_BASE + k] = Entity(DOOR_BASE + k, "door", "door", k, x, z)
     return world
 
@@ -457,7 +602,13 @@ class RayCaster:
     """Exact first hits of rays against boxes, vertical cylinders and spheres."""
 
     def __init__(self, parts: list[Part]) -> None:
-        boxes = [p for p in parts if p.shape == "box"]
+        boxes = [p for p in parts if p.shape == "box" and not p.yaw]
+        turned = [p for p in parts if p.shape == "box" and p.yaw]
+        self.obb_c = np.array([p.center for p in turned], dtype=np.float64).reshape(-1, 3)
+        self.obb_h = np.array([[s / 2 for s in p.size] for p in turned], dtype=np.float64).reshape(-1, 3)
+        rad = np.radians([p.yaw for p in turned])
+        self.obb_cos, self.obb_sin = np.cos(rad), np.sin(rad)
+        self.obb_ids = np.array([p.entity for p in turned], dtype=np.int64)
         cyls = [p for p in parts if p.shape == "cylinder"]
         sphs = [p for p in parts if p.shape == "sphere"]
         self.box_lo = np.array(
@@ -502,6 +653,24 @@ class RayCaster:
                 k = int(np.argmin(tt))
                 if tt[k] < best_t:
                     best_t, best_id = float(tt[k]), int(self.box_ids[k])
+        if len(self.obb_ids):
+            # each turned box in its own frame (turned back by its yaw about its centre)
+            rel = o - self.obb_c
+            c, s = self.obb_cos, self.obb_sin
+            lo_ = np.stack([rel[:, 0] * c - rel[:, 2] * s, rel[:, 1], rel[:, 0] * s + rel[:, 2] * c], axis=1)
+            ld = np.stack([d[0] * c - d[2] * s, np.full_like(c, d[1]), d[0] * s + d[2] * c], axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                inv = 1.0 / np.where(np.abs(ld) < 1e-12, 1e-12, ld)
+                t0 = (-self.obb_h - lo_) * inv
+                t1 = (self.obb_h - lo_) * inv
+            tmin = np.minimum(t0, t1).max(axis=1)
+            tmax = np.maximum(t0, t1).min(axis=1)
+            ok = (tmax >= np.maximum(tmin, 0.0)) & (tmax > 1e-9)
+            if ok.any():
+                tt = np.where(ok, np.where(tmin > 0, tmin, 0.0), np.inf)
+                k = int(np.argmin(tt))
+                if tt[k] < best_t:
+                    best_t, best_id = float(tt[k]), int(self.obb_ids[k])
         for k in range(len(self.cyl_ids)):
             cx, cz, r, y0, y1 = self.cyl[k]
             t = _ray_cylinder(o, d, cx, cz, r, y0, y1)
@@ -556,11 +725,17 @@ def _ray_cylinder(
     return best
 
 
-def centre_ndc(size: int, supersample: int = SUPERSAMPLE) -> tuple[float, float]:
+def centre_ndc(size: int | ViewSpec, supersample: int | None = None) -> tuple[float, float]:
     """Device coordinates of the sample the object-id image keeps for the centre pixel
-    (size // 2, size // 2) of a size x size view: the grab ray goes exactly through it."""
-    frac = (supersample * (size // 2) + supersample // 2 + 0.5) / (size * supersample)
-    return 2 * frac - 1, 1 - 2 * frac
+    (width // 2, height // 2) of a view: the grab ray goes exactly through it. `size` is a square
+    view's side (playbench's) or a ViewSpec."""
+    view = size if isinstance(size, ViewSpec) else ViewSpec(size, size)
+    ss = view.supersample if supersample is None else supersample
+
+    def ndc(n: int) -> float:
+        return 2 * (ss * (n // 2) + ss // 2 + 0.5) / (n * ss) - 1
+
+    return ndc(view.width), -ndc(view.height)
 
 
 def view_direction(yaw: float, pitch: float) -> np.ndarray:
@@ -569,15 +744,39 @@ def view_direction(yaw: float, pitch: float) -> np.ndarray:
     return np.array([math.sin(y) * math.cos(p), -math.sin(p), -math.cos(y) * math.cos(p)])
 
 
-def pixel_direction(yaw: float, pitch: float, fov_y: float, ndc_x: float, ndc_y: float) -> np.ndarray:
-    """Unit direction through normalised device coordinates (x right, y up, -1..1) of a square view."""
+def pixel_direction(
+    yaw: float, pitch: float, fov_y: float, ndc_x: float, ndc_y: float, aspect: float = 1.0
+) -> np.ndarray:
+    """Unit direction through normalised device coordinates (x right, y up, -1..1) of a view with
+    vertical field of view `fov_y` and width/height `aspect`."""
     f = view_direction(yaw, pitch)
     s = np.cross(f, (0.0, 1.0, 0.0))
     s = s / np.linalg.norm(s)
     u = np.cross(s, f)
     t = math.tan(math.radians(fov_y) / 2)
-    v = f + ndc_x * t * s + ndc_y * t * u
+    v = f + ndc_x * t * aspect * s + ndc_y * t * u
     return v / np.linalg.norm(v)
+
+
+def in_view(
+    yaw: float,
+    pitch: float,
+    view: ViewSpec,
+    eye: tuple[float, float, float],
+    point: tuple[float, float, float],
+) -> bool:
+    """Whether `point` projects inside the image of a view from `eye` (in front of the camera, within
+    both fields of view; nothing in between is considered)."""
+    f = view_direction(yaw, pitch)
+    s = np.cross(f, (0.0, 1.0, 0.0))
+    s = s / np.linalg.norm(s)
+    u = np.cross(s, f)
+    v = np.subtract(point, eye)
+    depth = float(np.dot(v, f))
+    if depth <= 1e-9:
+        return False
+    t = math.tan(math.radians(view.fov_y) / 2)
+    return abs(float(np.dot(v, s)) / depth) <= t * view.aspect and abs(float(np.dot(v, u)) / depth) <= t
 
 
 # --- moving ----------------------------------------------------------------------------------
@@ -600,12 +799,16 @@ def sweep(
         return 0.0, None
     hits: list[tuple[float, float, Obstacle]] = []
     for ob in obstacles:
+        px, pz, ddx, ddz = x, z, dx, dz
+        if ob.yaw:  # a turned footprint: the move in the footprint's own frame
+            px, pz = ob.to_local(x, z)
+            ddx, ddz = rotate_xz(dx, dz, -ob.yaw)
         x0, z0, x1, z1 = ob.x0 - radius, ob.z0 - radius, ob.x1 + radius, ob.z1 + radius
-        if x0 < x < x1 and z0 < z < z1:
+        if x0 < px < x1 and z0 < pz < z1:
             continue
         t_in, t_out = 0.0, math.inf
         ok = True
-        for p, dp, lo, hi in ((x, dx, x0, x1), (z, dz, z0, z1)):
+        for p, dp, lo, hi in ((px, ddx, x0, x1), (pz, ddz, z0, z1)):
             if abs(dp) < 1e-12:
                 if not lo < p < hi:
                     ok = False

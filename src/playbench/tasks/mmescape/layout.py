@@ -16,6 +16,8 @@ import math
 import random
 from collections.abc import Callable
 
+import numpy as np
+
 from playbench.tasks.mmescape import furniture as fx
 from playbench.tasks.mmescape import geometry as geo
 from playbench.tasks.mmescape.chain import Chain
@@ -401,6 +403,7 @@ def generate(
     max_steps: int,
     solve: Solver,
     scene: str | None = None,
+    view: geo.ViewSpec = geo.SQUARE_512,
 ) -> EscapeInstance:
     """A furnished instance whose prop chains the oracle (`solve`: steps and distance, or None)
     can escape; `chains` are already realised (passwords and stories filled in)."""
@@ -422,7 +425,7 @@ def generate(
             update={
                 "optimal_steps": steps,
                 "optimal_distance": round(distance, 4),
-                "exit_visible_at_start": _exit_visible(inst),
+                "exit_visible_at_start": exit_visible(inst, view),
             }
         )
     raise RuntimeError(f"could not generate a playable room for {instance_id} ({last_error})")
@@ -517,7 +520,7 @@ def _attempt(
     return draft.model_copy(update={"start": start})
 
 
-def _exit_visible(inst: EscapeInstance) -> bool:
+def exit_visible(inst: EscapeInstance, view: geo.ViewSpec = geo.SQUARE_512) -> bool:
     """Whether any of a few points of the first room's exit door is in the start view, unhidden."""
     world = geo.build_world(inst)
     parts, _ = world.parts(geo.VisualState())
@@ -525,26 +528,13 @@ def _exit_visible(inst: EscapeInstance) -> bool:
     door = inst.doors[0]
     room = inst.rooms[door.room]
     eye = (inst.start.x, geo.EYE_H, inst.start.z)
-    f = geo.view_direction(inst.start.yaw, inst.start.pitch)
-    half = math.radians(geo.FOV_Y) / 2
     for along in (-0.35, 0.0, 0.35):
         for y in (0.4, 1.0, 1.8):
-            px, py, pz = geo._local_to_world_door(room, door, along, y, 0.04)
-            v = [px - eye[0], py - eye[1], pz - eye[2]]
-            dist = math.sqrt(sum(c * c for c in v))
-            v = [c / dist for c in v]
-            s = [-f[2], 0.0, f[0]]
-            norm = math.hypot(s[0], s[2]) or 1.0
-            s = [s[0] / norm, 0.0, s[2] / norm]
-            u = [s[1] * f[2] - s[2] * f[1], s[2] * f[0] - s[0] * f[2], s[0] * f[1] - s[1] * f[0]]
-            fd = sum(a * b for a, b in zip(v, f, strict=True))
-            if fd <= 0:
+            point = geo._local_to_world_door(room, door, along, y, 0.04)
+            if not geo.in_view(inst.start.yaw, inst.start.pitch, view, eye, point):
                 continue
-            if abs(sum(a * b for a, b in zip(v, s, strict=True)) / fd) > math.tan(half):
-                continue
-            if abs(sum(a * b for a, b in zip(v, u, strict=True)) / fd) > math.tan(half):
-                continue
-            hit, _ = caster.cast(eye, v)
+            v = np.subtract(point, eye)
+            hit, _ = caster.cast(np.array(eye), v / np.linalg.norm(v))
             if hit == geo.DOOR_BASE:
                 return True
     return False

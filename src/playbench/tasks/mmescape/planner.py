@@ -21,12 +21,13 @@ from __future__ import annotations
 import heapq
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from playbench.tasks.mmescape import geometry as geo
-from playbench.tasks.mmescape.actions import parse_action
+from playbench.tasks.mmescape.actions import Action, parse_action, parse_original
 from playbench.tasks.mmescape.chain import solution_order
 from playbench.tasks.mmescape.engine import GameState, Rules
 
@@ -38,10 +39,10 @@ DIGITS = 4  # decimals of the numbers in the oracle's action JSON
 
 
 class Planner:
-    def __init__(self, rules: Rules, image_size: int = 512) -> None:
+    def __init__(self, rules: Rules, parse: Callable[[str], Action] = parse_action) -> None:
         self.rules = rules
+        self.parse = parse  # the task's own reply parser, so a replayed action is the one the task reads
         self.inst = rules.inst
-        self.size = image_size
         self._nodes: dict[geo.VisualState, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.plan: list[tuple[str, int]] = []  # (target, room) in order
         for k, room in enumerate(self.inst.rooms):
@@ -69,39 +70,115 @@ class Planner:
             return point, geo.DOOR_BASE + room
         place = self._props[target]
         kind = self.rules.items[target].type
-        lift = {"key": 0.013, "paper": 0.004, "box": 0.15}[kind]
-        return (place.x, place.y + lift, place.z), self.rules.world.item_entity[target]
+        _, _, h = geo.prop_size(place, kind)
+        return (place.x, place.y + h / 2, place.z), self.rules.world.item_entity[target]
+
+    def _method(self, target: str, room: int) -> Any:
+        if target == "exit":
+            return self.inst.rooms[room].chain.exit.unlock_method
+        return self.rules.items[target].unlock_method
 
     def _interaction(self, target: str, room: int) -> dict[str, str]:
-        if target == "exit":
-            method = self.inst.rooms[room].chain.exit.unlock_method
-        else:
-            method = self.rules.items[target].unlock_method
+        method = self._method(target, room)
         if method is None or method.type in ("interact", "none"):
             return {}
         if method.type == "key":
             return {"use_item_id": method.id or ""}
         return {"input": self.rules.items[method.id or ""].value or ""}
 
+    def _unknown_code(self, state: GameState, target: str, room: int) -> str | None:
+        """The note to read first when the target's password has not been told to the player yet
+        (playbench's texts reveal a code only when the note is read, in an earlier action than the
+        one that types it; the original's name it when the note is picked up)."""
+        method = self._method(target, room)
+        if method is None or method.type != "password" or method.id in state.known:
+            return None
+        return next((i for i in state.bag if method.id in self.rules.items[i].contents), None)
+
     # --- actions -------------------------------------------------------------------------------
     def next_action(self, state: GameState, read: str | None = None) -> str | None:
         """The oracle's next action JSON for `state`, or None when it has no way forward."""
+        if self.rules.grab_rule == "view":
+            return self._next_view(state)
         nxt = self.next_target(state)
         if nxt is None:
             return None
         target, room = nxt
         aim, entity = self._aim(target, room)
-        extra: dict[str, Any] = {"read": read} if read else {}
-        direct = self._approach(state, state.x, state.z, target, room, aim, entity)
+        note = self._unknown_code(state, target, room)
+        extra: dict[str, Any] = {"read": note} if note else {}
+        label = self._label(target, room)
+        direct = self._approach(state, state.x, state.z, target, room, aim, entity, grab=note is None)
         if direct is not None:
-            return self._json(direct[0], extra, f"I go for {self._label(target, room)}.")
+            return self._json(direct[0], extra, f"I go for {label}.")
         route = self._route(state, target, room, aim, entity)
         if route is None:
             return None
-        x, z = route
-        turn, dist = self._heading(state, x, z)
-        action = {"rotate_right": turn, "move_forward": dist}
-        return self._json(action, extra, f"I walk around the furniture towards {self._label(target, room)}.")
+        return self._json(self._walk(state, route), extra, f"I walk around the furniture towards {label}.")
+
+    def _next_view(self, state: GameState) -> str | None:
+        """The original's grab rule: grab when the target is in view within reach (the grab uses
+        the view from before the action's motion), and in the same action walk on towards the
+        next target."""
+        nxt = self.next_target(state)
+        if nxt is None:
+            return None
+        target, room = nxt
+        aim, entity = self._aim(target, room)
+        note = self._unknown_code(state, target, room)
+        if note is None and entity in self.rules.view_targets(state)[0]:
+            grab: dict[str, Any] = {"grab": True}
+            inter = self._interaction(target, room)
+            if inter:
+                grab["interactions"] = inter
+            grab["rationale"] = f"I take {self._label(target, room)}."
+            after = state.copy()
+            out = self.rules.apply(after, self.parse(json.dumps(grab)))
+            if not (out.grab_success and entity in out.targets):
+                return None
+            if after.escaped:
+                return json.dumps(grab)
+            onward = self._view_motion(after)
+            if onward:
+                action = {**{k: v for k, v in grab.items() if k != "rationale"}, **onward}
+                trial = state.copy()
+                check = self.rules.apply(trial, self.parse(json.dumps(action)))
+                if check.grab_success and entity in check.targets:
+                    return json.dumps(action)
+            return json.dumps(grab)
+        motion = self._view_motion(state)
+        if motion is None:
+            return None
+        if note and self.rules.texts != "original":
+            motion = {
+                **{k: v for k, v in motion.items() if k != "rationale"},
+                "read": note,
+                "rationale": motion["rationale"],
+            }
+        return json.dumps(motion)
+
+    def _view_motion(self, state: GameState) -> dict[str, Any] | None:
+        """A motion (no grab) towards a pose from which the next target is in view within reach;
+        {} when it already is; None when there is no way."""
+        nxt = self.next_target(state)
+        if nxt is None:
+            return {}
+        target, room = nxt
+        aim, entity = self._aim(target, room)
+        if entity in self.rules.view_targets(state)[0]:
+            return {}
+        label = self._label(target, room)
+        direct = self._approach(state, state.x, state.z, target, room, aim, entity, grab=False)
+        if direct is not None:
+            return {**direct[0], "rationale": f"I move to see {label} up close."}
+        route = self._route(state, target, room, aim, entity)
+        if route is None:
+            return None
+        return {**self._walk(state, route), "rationale": f"I walk around the furniture towards {label}."}
+
+    def _walk(self, state: GameState, point: tuple[float, float]) -> dict[str, Any]:
+        turn, dist = self._heading(state, *point)
+        return {"rotate_right": turn, "move_forward": dist}
 
     def _label(self, target: str, room: int) -> str:
         if target == "exit":
@@ -131,14 +208,20 @@ class Planner:
         room: int,
         aim: tuple[float, float, float],
         entity: int,
+        grab: bool = True,
     ) -> tuple[dict[str, Any], float] | None:
-        """An action from (qx, qz) that grabs the target in one step, and its moving distance."""
+        """An action from (qx, qz) that turns to the target, tilts onto it and walks up to it, and
+        its moving distance. With `grab` (the centre rule) it also grabs the target and counts only
+        if the grab succeeds; without, it counts if the target ends up grabbable in the next action:
+        under the centre rule under the red dot within reach, under the view rule in view within reach."""
         ax, ay, az = aim
         hx, hz = ax - qx, az - qz
         h = math.hypot(hx, hz)
         if h < 1e-6:
             return None
-        candidates = ([h] if 0.6 <= h <= STANDOFFS[0] else []) + [s for s in STANDOFFS if s < h]
+        view = self.rules.grab_rule == "view"
+        near = geo.REACH - 0.05 if view else STANDOFFS[0]
+        candidates = ([h] if 0.6 <= h <= near else []) + [s for s in STANDOFFS if s < h]
         obstacles = self._inflated(state.visual(), MARGIN)
         yaw = math.degrees(math.atan2(hx, -hz))
         probe = state.copy()
@@ -155,24 +238,51 @@ class Planner:
             tilt = round(pitch - probe.pitch, DIGITS)
             if abs(tilt) > 90.0:
                 continue
-            action: dict[str, Any] = {"rotate_right": turn, "rotate_down": tilt}
+            action: dict[str, Any] = {}
+            if turn:
+                action["rotate_right"] = turn
+            if tilt:
+                action["rotate_down"] = tilt
             if m > 1e-4:
                 action["move_forward"] = round(m, DIGITS)
-            action["grab"] = True
-            inter = self._interaction(target, room)
-            if inter:
-                action["interactions"] = inter
+            if grab:
+                action["grab"] = True
+                inter = self._interaction(target, room)
+                if inter:
+                    action["interactions"] = inter
+                action["rationale"] = "approach"
             trial = probe.copy()
-            out = self.rules.apply(trial, parse_action(json.dumps(action)), size=self.size)
-            if out.grab_success and out.target == entity:
+            out = self.rules.apply(trial, self.parse(json.dumps(action)))
+            if grab:
+                if out.grab_success and out.target == entity:
+                    action.pop("rationale")
+                    return action, out.moved
+                continue
+            if view:
+                ok = entity in self.rules.view_targets(trial)[0]
+            else:
+                hit, _ = self.rules.centre_hit(trial)
+                ent = self.rules.world.entities.get(hit)
+                ok = (
+                    hit == entity
+                    and ent is not None
+                    and math.hypot(ent.x - trial.x, ent.z - trial.z) <= geo.REACH
+                )
+            if ok:
                 return action, out.moved
         return None
 
     # --- the visibility graph ----------------------------------------------------------------
     def _inflated(self, visual: geo.VisualState, margin: float) -> np.ndarray:
+        """Obstacles grown by the player's radius and `margin`, as rows (centre x, centre z, half
+        width, half depth, cos yaw, sin yaw)."""
         r = geo.AGENT_R + margin
-        obs = self.rules.obstacles(visual)
-        return np.array([[o.x0 - r, o.z0 - r, o.x1 + r, o.z1 + r] for o in obs]).reshape(-1, 4)
+        rows = []
+        for o in self.rules.obstacles(visual):
+            cx, cz = o.center
+            rad = math.radians(o.yaw)
+            rows.append([cx, cz, (o.x1 - o.x0) / 2 + r, (o.z1 - o.z0) / 2 + r, math.cos(rad), math.sin(rad)])
+        return np.array(rows, dtype=np.float64).reshape(-1, 6)
 
     def _graph(self, visual: geo.VisualState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cached = self._nodes.get(visual)
@@ -180,7 +290,7 @@ class Planner:
             return cached
         grown = self._inflated(visual, NODE_MARGIN)
         blocked = self._inflated(visual, MARGIN)
-        pts = [(b[i], b[j]) for b in grown for i in (0, 2) for j in (1, 3)]
+        pts = [_corner(b, sx, sz) for b in grown for sx in (-1, 1) for sz in (-1, 1)]
         for door in self.inst.doors:
             room = self.inst.rooms[door.room]
             for depth in (0.7, -0.7 - geo.WALL_T):
@@ -240,7 +350,16 @@ class Planner:
             links, dist, hop = best[j]
             if choice is not None and links + 1 > choice[0]:
                 break
-            found = self._approach(state, float(nodes[j, 0]), float(nodes[j, 1]), target, room, aim, entity)
+            found = self._approach(
+                state,
+                float(nodes[j, 0]),
+                float(nodes[j, 1]),
+                target,
+                room,
+                aim,
+                entity,
+                grab=self.rules.grab_rule != "view",
+            )
             if found is None:
                 continue
             total = (links + 1, dist + found[1], hop)
@@ -252,13 +371,27 @@ class Planner:
         return float(nodes[hop, 0]), float(nodes[hop, 1])
 
 
+def _corner(box: np.ndarray, sx: int, sz: int) -> tuple[float, float]:
+    """A corner of a grown box (sx, sz = -1 or 1) in the world."""
+    cx, cz, hx, hz, c, s = box
+    lx, lz = sx * hx, sz * hz
+    # the box's frame turned by its yaw: rotate_xz(lx, lz, yaw)
+    return float(cx + lx * c + lz * s), float(cz - lx * s + lz * c)
+
+
+def _local(px: np.ndarray, pz: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Points (any shape, broadcast against the boxes on the last axis) in each box's own frame,
+    relative to its centre: rotate_xz(p - c, -yaw)."""
+    dx, dz = px - boxes[:, 0], pz - boxes[:, 1]
+    c, s = boxes[:, 4], boxes[:, 5]
+    return dx * c - dz * s, dx * s + dz * c
+
+
 def _points_blocked(points: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     if not len(boxes):
         return np.zeros(len(points), dtype=bool)
-    x, z = points[:, 0:1], points[:, 1:2]
-    inside = (
-        (boxes[None, :, 0] < x) & (x < boxes[None, :, 2]) & (boxes[None, :, 1] < z) & (z < boxes[None, :, 3])
-    )
+    lx, lz = _local(points[:, 0:1], points[:, 1:2], boxes)
+    inside = (np.abs(lx) < boxes[None, :, 2]) & (np.abs(lz) < boxes[None, :, 3])
     return inside.any(axis=1)
 
 
@@ -267,10 +400,12 @@ def _segments_clear(segs: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     m = len(segs)
     if m == 0 or not len(boxes):
         return np.ones(m, dtype=bool)
-    p = segs[:, None, 0:2]
-    d = (segs[:, 2:4] - segs[:, 0:2])[:, None, :]
-    lo = boxes[None, :, 0:2]
+    ax, az = _local(segs[:, 0:1], segs[:, 1:2], boxes)
+    bx, bz = _local(segs[:, 2:3], segs[:, 3:4], boxes)
+    p = np.stack([ax, az], axis=2)
+    d = np.stack([bx - ax, bz - az], axis=2)
     hi = boxes[None, :, 2:4]
+    lo = -hi
     with np.errstate(divide="ignore", invalid="ignore"):
         small = np.abs(d) < 1e-12
         safe = np.where(small, 1.0, d)
@@ -284,22 +419,30 @@ def _segments_clear(segs: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     return ~hit.any(axis=1)
 
 
-def solve(inst: Any, image_size: int = 512, limit: int = 1000) -> tuple[int, float] | None:
-    """Play the oracle on `inst` without rendering: (steps, metres moved), or None if it gets stuck."""
-    rules = Rules(geo._build_world(inst))
-    planner = Planner(rules, image_size)
+def solve(
+    inst: Any,
+    view: geo.ViewSpec = geo.SQUARE_512,
+    limit: int = 1000,
+    aids: bool = True,
+    grab: str = "centre",
+    texts: str = "playbench",
+    parser: str = "lenient",
+) -> tuple[int, float] | None:
+    """Play the oracle on `inst` without rendering: (steps, metres moved), or None if it gets stuck.
+    The options are the task's (view, visual aids, grab rule, texts, reply parser)."""
+    rules = Rules(geo._build_world(inst, aids), view, grab=grab, texts=texts)
+    parse = parse_original if parser == "original" else parse_action
+    planner = Planner(rules, parse)
     state = rules.start_state()
     steps = 0
-    read: str | None = None
     while not state.escaped:
         if steps >= limit:
             return None
-        text = planner.next_action(state, read)
+        text = planner.next_action(state)
         if text is None:
             return None
-        out = rules.apply(state, parse_action(text), size=image_size)
+        out = rules.apply(state, parse(text))
         if out.invalid:
             return None
-        read = next((i for i in out.obtained if rules.items[i].type == "paper"), None)
         steps += 1
     return steps, state.moved

@@ -1,39 +1,88 @@
 """MM-Escape's task ids. Imported by `playbench.tasks`; keep it free of heavy imports.
 
 Each id is one level (`fixed`): `--set level=...` cannot turn `mmescape/level-1` into another
-level; the error names the id to run instead.
+level; the error names the id to run instead. The `mmescape/paper*` ids play the paper's own
+public scenes (the suite's default tasks); the `mmescape/level-*` and `mmescape/multi-room` ids are
+playbench's procedural extension (generated rooms, any number of them).
 """
 
+from playbench.core.preset import register_preset
 from playbench.core.registry import register
 
 TASK = "playbench.tasks.mmescape.task:EscapeTask"
 register(
+    "mmescape/paper",
+    TASK,
+    description="MM-Escape, every public scene of the paper (levels 1, 2, 3 note-key, 3 key-note, 3.5)",
+    default=False,
+    fixed={"level": "paper"},
+)
+register(
+    "mmescape/paper-level-1",
+    TASK,
+    description="MM-Escape Difficulty-1 in the paper's own scenes: the door opens by interaction",
+    fixed={"level": "paper-level-1"},
+)
+register(
+    "mmescape/paper-level-2",
+    TASK,
+    description="MM-Escape Difficulty-2 in the paper's own scenes: a visible key opens the door",
+    fixed={"level": "paper-level-2"},
+)
+register(
+    "mmescape/paper-level-3-note-key",
+    TASK,
+    description="MM-Escape Difficulty-3 (note first) in the paper's own scenes: note -> password -> box -> key -> door",
+    fixed={"level": "paper-level-3-note-key"},
+)
+register(
+    "mmescape/paper-level-3-key-note",
+    TASK,
+    description="MM-Escape Difficulty-3 (key first) in the paper's own scenes: key -> box -> note -> password -> door",
+    fixed={"level": "paper-level-3-key-note"},
+)
+register(
+    "mmescape/paper-level-3.5",
+    TASK,
+    description="MM-Escape level 3.5 (the authors' extension) in the key-first scenes: key_1 opens a box holding the door's key_2",
+    default=False,
+    fixed={"level": "paper-level-3.5"},
+)
+register(
     "mmescape/level-1",
     TASK,
-    description="MM-Escape difficulty 1: the door opens by interaction",
+    description="MM-Escape difficulty 1 in generated rooms (playbench's extension): the door opens by interaction",
+    default=False,
     fixed={"level": "level-1"},
 )
 register(
     "mmescape/level-2",
     TASK,
-    description="MM-Escape difficulty 2: a visible key opens the door",
+    description="MM-Escape difficulty 2 in generated rooms (playbench's extension): a visible key opens the door",
+    default=False,
     fixed={"level": "level-2"},
 )
 register(
     "mmescape/level-3-note-key",
     TASK,
-    description="MM-Escape difficulty 3: note -> password -> box -> key -> door",
+    description="MM-Escape difficulty 3 in generated rooms (playbench's extension): note -> password -> box -> key -> door",
+    default=False,
     fixed={"level": "level-3-note-key"},
 )
 register(
     "mmescape/level-3-key-note",
     TASK,
-    description="MM-Escape difficulty 3: key -> box -> note -> password -> door",
+    description="MM-Escape difficulty 3 in generated rooms (playbench's extension): key -> box -> note -> password -> door",
+    default=False,
     fixed={"level": "level-3-key-note"},
 )
 register(
     "mmescape/multi-room",
     TASK,
-    description="MM-Escape two rooms joined by a door (levels via --set rooms=level-1,level-2)",
+    description="MM-Escape two generated rooms joined by a door (playbench's extension; levels via --set rooms=level-1,level-2)",
+    default=False,
     fixed={"level": "multi-room"},
 )
+
+# the paper's settings and its published tables, for `playbench reproduce mmescape`
+register_preset("mmescape", "playbench.tasks.mmescape", "paper_preset.json")

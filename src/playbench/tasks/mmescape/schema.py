@@ -2,46 +2,106 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from playbench.core.task import Instance, TaskConfig
 from playbench.tasks.mmescape.chain import LEVELS, Chain
 
 MULTI_ROOM = "multi-room"
+PAPER = "paper"  # every public scene of the paper (one task), see paper.py for the per-level ids
 TASK_LEVELS: tuple[str, ...] = (*LEVELS, MULTI_ROOM)
-# The original's step caps (FACTS.md): 50 for level 1, 75 for level 2, 100 for the rest.
+# The original's step caps (FACTS.md, the paper's Table 1): 50 for level 1, 75 for level 2, 100 for the rest.
 STEP_CAPS: dict[str, int] = {"level-1": 50, "level-2": 75}
 DEFAULT_STEP_CAP = 100
-HISTORY_MODES: tuple[str, ...] = ("full", "key", "last", "none")
+HISTORY_MODES: tuple[str, ...] = ("turns", "chat", "full", "key", "last", "none")
+PROTOCOLS: tuple[str, ...] = ("paper", "playbench")
+HINTS: tuple[str, ...] = ("none", "original", "chain")
+
+# What `protocol` sets for every option the user leaves out: "paper" is the original's protocol
+# (the paper where it is explicit, the authors' code where it is silent; README "Fidelity"),
+# "playbench" playbench's own extension of it (what MM-Escape did here before the paper protocol).
+PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
+    "paper": {
+        "grab": "view",
+        "replies": "retry",
+        "parser": "original",
+        "texts": "original",
+        "history": "turns",
+        "history_steps": 50,
+        "image_width": 2048,
+        "image_height": 1024,
+        "fov": 120.0,
+        "red_dot": "square",
+        "visual_aids": False,
+    },
+    "playbench": {
+        "grab": "centre",
+        "replies": "step",
+        "parser": "lenient",
+        "texts": "playbench",
+        "history": "key",
+        "history_steps": 5,
+        "image_width": 512,
+        "image_height": 512,
+        "fov": 60.0,
+        "red_dot": "disc",
+        "visual_aids": True,
+    },
+}
 
 Wall = Literal["north", "south", "west", "east"]
 
 
 class EscapeConfig(TaskConfig):
-    """Options (`--set key=value`)."""
+    """Options (`--set key=value`). Options left at None take `protocol`'s value."""
 
     level: str = "level-1"
     rooms: str = "level-1,level-2"  # multi-room: the level of each room, escaped in this order
     chain: str | None = None  # a user's chain file (one chain or {"rooms": [...]}) replaces the level
     scene: str | None = None  # force one scene type (bedroom, living room, office, study, kitchen)
     max_steps: int | None = Field(default=None, ge=1, le=1000)  # default: the original's cap per level
-    history: str = "key"
-    history_steps: int = Field(default=5, ge=1, le=200)  # window of history=last
+    protocol: Literal["paper", "playbench"] = "paper"
+    grab: Literal["view", "centre"] | None = None
+    replies: Literal["retry", "step"] | None = None
+    max_retries: int = Field(default=5, ge=1, le=100)  # replies="retry": re-asks before the episode ends
+    parser: Literal["original", "lenient"] | None = None
+    texts: Literal["original", "playbench"] | None = None
+    history: str | None = None
+    history_steps: int | None = Field(default=None, ge=1, le=200)
     history_images: bool = True
-    hint: bool = False
+    image_width: int | None = Field(default=None, ge=64, le=4096)
+    image_height: int | None = Field(default=None, ge=64, le=4096)
+    image_size: int | None = Field(default=None, ge=64, le=4096)  # a square view of this side
+    fov: float | None = Field(default=None, gt=10.0, lt=170.0)  # vertical field of view, degrees
+    red_dot: Literal["square", "disc"] | None = None
+    visual_aids: bool | None = None
+    hint: str = "none"
     debrief: bool = True
     judge: bool = False
     judge_max_interactions: int = Field(default=30, ge=0, le=500)
-    image_size: int = Field(default=512, ge=64, le=2048)
     default_instances: int = Field(default=11, ge=1, le=1000)
+    scenes: str | None = None  # paper tasks: the original's scene files (a clone's levels/ folder)
+
+    @model_validator(mode="after")
+    def _protocol_defaults(self) -> EscapeConfig:
+        for key, value in PROTOCOL_DEFAULTS[self.protocol].items():
+            if getattr(self, key) is None:
+                object.__setattr__(self, key, value)
+        if self.image_size is not None:
+            object.__setattr__(self, "image_width", self.image_size)
+            object.__setattr__(self, "image_height", self.image_size)
+        return self
 
     @field_validator("level")
     @classmethod
     def _level(cls, v: str) -> str:
-        if v not in TASK_LEVELS:
-            raise ValueError(f"unknown level {v!r}; known: {', '.join(TASK_LEVELS)}")
+        from playbench.tasks.mmescape.paper import PAPER_LEVELS
+
+        if v not in TASK_LEVELS and v != PAPER and v not in PAPER_LEVELS:
+            known = ", ".join([*TASK_LEVELS, PAPER, *PAPER_LEVELS])
+            raise ValueError(f"unknown level {v!r}; known: {known}")
         return v
 
     @field_validator("rooms")
@@ -55,9 +115,19 @@ class EscapeConfig(TaskConfig):
 
     @field_validator("history")
     @classmethod
-    def _history(cls, v: str) -> str:
-        if v not in HISTORY_MODES:
+    def _history(cls, v: str | None) -> str | None:
+        if v is not None and v not in HISTORY_MODES:
             raise ValueError(f"history must be one of {', '.join(HISTORY_MODES)}, got {v!r}")
+        return v
+
+    @field_validator("hint", mode="before")
+    @classmethod
+    def _hint(cls, v: Any) -> str:
+        # `hint=true` (playbench's earlier boolean option) is the chain-structure hint
+        if isinstance(v, bool):
+            return "chain" if v else "none"
+        if v not in HINTS:
+            raise ValueError(f"hint must be one of {', '.join(HINTS)}, got {v!r}")
         return v
 
     @field_validator("scene")
@@ -72,29 +142,43 @@ class EscapeConfig(TaskConfig):
     def room_levels(self) -> list[str]:
         return self.rooms.split(",")
 
+    @property
+    def paper_protocol(self) -> bool:
+        return self.protocol == "paper"
+
 
 class Placed(BaseModel):
-    """A piece of furniture, a wall decoration or a bit of clutter: kind, where, quarter turns."""
+    """A piece of furniture, a wall decoration or a bit of clutter: kind, where, how turned.
+
+    (x, z) is the centre of its footprint and y its bottom. `size` (width, height, depth in the
+    piece's own frame) stretches the kind's model to an original object's size; `name` is what the
+    game calls it, `source` the original's prefab it stands for (the paper's scenes)."""
 
     kind: str
     room: int
     x: float
     z: float
     y: float = 0.0
-    rot: int = 0  # degrees, a multiple of 90; the piece's front faces +z turned by this
+    rot: float = 0.0  # degrees; the piece's front faces +z turned by this (any angle)
     variant: int = 0  # seeds colours and clutter
+    size: tuple[float, float, float] | None = None
+    name: str | None = None
+    source: str | None = None
+    solid: bool | None = None  # blocks walking (None: as its kind)
 
 
 class PropPlace(BaseModel):
-    """Where a visible chain item stands: base centre, rotation, and what it stands on."""
+    """Where a visible chain item stands: base centre, rotation, what it stands on, and its size
+    (width, height, depth) where the original gives one."""
 
     item: str
     room: int
     x: float
     y: float
     z: float
-    rot: int = 0
+    rot: float = 0.0
     on: str = "floor"
+    size: tuple[float, float, float] | None = None
 
 
 class DoorSpec(BaseModel):
@@ -105,6 +189,9 @@ class DoorSpec(BaseModel):
     wall: Wall
     center: float
     leads_to: int | None = None
+    width: float = 1.0
+    height: float = 2.1
+    anchor: tuple[float, float] | None = None  # the original door's position, where grabs measure to
 
 
 class RoomSpec(BaseModel):
@@ -139,3 +226,4 @@ class EscapeInstance(Instance):
     max_steps: int
     optimal_distance: float = 0.0
     exit_visible_at_start: bool = False
+    source: str | None = None  # the original's scene file this instance was converted from

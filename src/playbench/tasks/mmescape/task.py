@@ -1,14 +1,18 @@
-"""MM-Escape as a playbench task: escape procedural rooms by continuous first-person control.
+"""MM-Escape as a playbench task: escape a room by continuous first-person control.
 
 An episode has up to three phases:
-1. play: the player sends action JSON until it escapes (termination `goal_reached`) or reaches
-   the step cap (`step_cap`);
+1. play: the player sends action JSON until it escapes (termination `goal_reached`), reaches the
+   step cap (`step_cap`), or, under the original's reply handling (`replies=retry`), sends
+   `max_retries` unusable replies in a row for one turn (`mistake_limit`);
 2. debriefing (option `debrief`, after an escape from a room whose chain carries a story): the
    player answers the story-recovery prompt once, and the episode ends with `goal_reached`;
 3. judging (option `judge`, set by `--judge-model`): the "judge" role scores the recovered story
-   0-5 and then, one interaction per turn, whether the player's rationale matches what its
-   interaction actually did (the paper's Table 15).
+   0-5 against the level's story and then, one interaction per turn, whether the player's
+   rationale matches what its interaction actually did (the paper's Table 15).
 Only the play phase counts as steps.
+
+`protocol=paper` (the default) is the original's protocol and `protocol=playbench` playbench's own;
+each of its parts is an option of its own (README: "Options" and "Fidelity").
 """
 
 from __future__ import annotations
@@ -30,22 +34,34 @@ from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
 from playbench.tasks.mmescape import geometry as geo
 from playbench.tasks.mmescape import prompts
-from playbench.tasks.mmescape.actions import Action, RangeError, parse_action
+from playbench.tasks.mmescape.actions import Action, RangeError, parse_action, parse_original
 from playbench.tasks.mmescape.actions import ParseError as ActionParseError
 from playbench.tasks.mmescape.chain import (
     Chain,
     ChainError,
     builtin_chain,
+    key_props,
     load_chain_file,
     realise,
     renumber,
+    solution_order,
 )
 from playbench.tasks.mmescape.engine import TYPE_WORDS, Outcome, Rules
-from playbench.tasks.mmescape.layout import generate
+from playbench.tasks.mmescape.layout import exit_visible, generate
+from playbench.tasks.mmescape.paper import (
+    PAPER_LEVELS,
+    PaperDataError,
+    paper_instance,
+    read_clone,
+    scene_numbers,
+    shipped_chains,
+    shipped_scenes,
+)
 from playbench.tasks.mmescape.planner import Planner, solve
 from playbench.tasks.mmescape.schema import (
     DEFAULT_STEP_CAP,
     MULTI_ROOM,
+    PAPER,
     STEP_CAPS,
     EscapeConfig,
     EscapeInstance,
@@ -53,6 +69,7 @@ from playbench.tasks.mmescape.schema import (
 
 FRAME_CACHE = 256
 DEBRIEF_LEGAL = "I do not remember any story behind the room."
+RETRY_NOTE = "The reply was not used; the same turn is asked again."
 
 
 @dataclass
@@ -66,6 +83,8 @@ class PastStep:
     feedback: str
     key: bool
     rationale: str
+    turn_text: str = ""  # the turn's message as the player was shown it (history=turns)
+    reply: str = ""  # the player's reply as the original keeps it in the conversation
 
 
 @dataclass(frozen=True)
@@ -84,7 +103,7 @@ class StoryAnswer:
 
 
 class EscapeTask(EpisodeTask):
-    """One EscapeCraft level (or a chain file) in procedurally furnished rooms."""
+    """One EscapeCraft level: the paper's own scenes, or procedurally furnished rooms."""
 
     Config: ClassVar[type[TaskConfig]] = EscapeConfig
     InstanceModel: ClassVar[type[Instance]] = EscapeInstance
@@ -103,8 +122,8 @@ class EscapeTask(EpisodeTask):
 
     @property
     def cache_instances(self) -> bool:  # type: ignore[override]
-        # a user's chain file may change between two calls in one process; the built-in levels do not
-        return self.config.chain is None
+        # a user's chain file or scene clone may change between two calls in one process
+        return self.config.chain is None and self.config.scenes is None
 
     # --- instances -------------------------------------------------------------------------
     def _source(self) -> tuple[str, list[Chain]]:
@@ -128,7 +147,26 @@ class EscapeTask(EpisodeTask):
             return MULTI_ROOM, chains
         return cfg.level, [builtin_chain(cfg.level)]
 
+    def view(self) -> geo.ViewSpec:
+        """The first-person camera of this task's options."""
+        cfg = self.config
+        assert cfg.image_width is not None and cfg.image_height is not None and cfg.fov is not None
+        return geo.ViewSpec(cfg.image_width, cfg.image_height, cfg.fov)
+
+    def _solve(self, inst: EscapeInstance) -> tuple[int, float] | None:
+        cfg = self.config
+        return solve(
+            inst,
+            self.view(),
+            aids=bool(cfg.visual_aids),
+            grab=str(cfg.grab),
+            texts=str(cfg.texts),
+            parser=str(cfg.parser),
+        )
+
     def _instances(self, n: int | None, seed: int) -> list[Instance]:
+        if self.config.level == PAPER or self.config.level in PAPER_LEVELS:
+            return self._paper_instances(n)
         label, chains = self._source()
         count = self.config.default_instances if n is None else n
         # the cap written into each instance: `max_steps`, else the original's cap for the level
@@ -145,26 +183,68 @@ class EscapeTask(EpisodeTask):
                     realised,
                     rng,
                     cap,
-                    lambda x: solve(x, self.config.image_size),
+                    self._solve,
                     self.config.scene,
+                    self.view(),
                 )
             except RuntimeError as exc:
                 raise ConfigError(str(exc)) from None
             out.append(inst)
         return out
 
+    def _paper_instances(self, n: int | None) -> list[Instance]:
+        """The paper's public scenes (all levels for `paper`), in the original's file order; the
+        set is fixed, so the seed does not matter and `n` takes the first n."""
+        levels = (
+            list(PAPER_LEVELS.values()) if self.config.level == PAPER else [PAPER_LEVELS[self.config.level]]
+        )
+        try:
+            if self.config.scenes is not None:
+                chains, scenes = read_clone(self.config.scenes)
+            else:
+                chains, scenes = shipped_chains(), shipped_scenes()
+            out: list[Instance] = []
+            for level in levels:
+                for number in scene_numbers(level, scenes):
+                    if n is not None and len(out) >= n:
+                        return out
+                    key = f"{level.folder}/{number}"
+                    inst = paper_instance(
+                        level, number, scenes[key], chains[level.chain], self.config.max_steps
+                    )
+                    solved = self._solve(inst)
+                    if solved is None:
+                        raise ConfigError(f"the oracle cannot escape paper scene {inst.id} ({inst.source})")
+                    out.append(
+                        inst.model_copy(
+                            update={
+                                "optimal_steps": solved[0],
+                                "optimal_distance": round(solved[1], 4),
+                                "exit_visible_at_start": exit_visible(inst, self.view()),
+                            }
+                        )
+                    )
+        except PaperDataError as exc:
+            raise ConfigError(str(exc)) from None
+        return out
+
     # --- episode ---------------------------------------------------------------------------
     def _begin(self, instance: EscapeInstance) -> None:
-        self._world = geo.build_world(instance)
-        self._rules = Rules(self._world)
+        cfg = self.config
+        self._world = geo.build_world(instance, bool(cfg.visual_aids))
+        self._rules = Rules(self._world, self.view(), str(cfg.grab), str(cfg.texts), cfg.hint)
+        self._original = cfg.texts == "original"
+        self._parse_reply = parse_original if cfg.parser == "original" else parse_action
         self._planner: Planner | None = None
         self._state = self._rules.start_state()
         self._phase = "play"  # then "debrief" after an escape with a story to recover
-        self._feedback = "You are in the room. Nothing has happened yet."
+        self._feedback = (
+            prompts.ORIGINAL_START if self._original else "You are in the room. Nothing has happened yet."
+        )
         self._history: list[PastStep] = []
         self._pending: tuple[Any, ...] | None = None  # this step's history entry, less its feedback
         self._observed: tuple[Any, ...] | None = None  # (pose, visual, centre id) of the last view
-        self._last_papers: str | None = None
+        self._retries = 0  # unusable replies in a row for this turn (replies=retry)
         self._grabs = 0
         self._grab_successes = 0
         self._invalid = 0
@@ -180,6 +260,7 @@ class EscapeTask(EpisodeTask):
             for k, c in enumerate(self._chains)
             for p in (x if x != "exit" else f"exit:{k}" for x in c.props())
         ]
+        self._key_props = [p for c in self._chains for p in key_props(c)]
 
     def _core_items(self) -> set[str]:
         """What opens the last exit: its key, or the note that carries its password."""
@@ -207,15 +288,17 @@ class EscapeTask(EpisodeTask):
         return None if self._phase == "debrief" else self._play_cap()
 
     def state(self) -> dict[str, Any]:
-        """Pose, bag, what was picked up or opened, the escape and the phase (not the history)."""
+        """Pose, bag, what was picked up, opened or told, the escape and the phase (not the history,
+        the step counter or the count of unusable replies)."""
         s = self._state
         return {
-            "phase": self.phase,
+            "phase": self._phase,
             "pose": dict(zip(("x", "z", "yaw", "pitch"), s.pose_key(), strict=True)),
             "bag": list(s.bag),
             "picked": sorted(s.picked),
             "opened": sorted(s.opened),
             "doors_open": sorted(s.doors_open),
+            "known": sorted(s.known),
             "escaped": s.escaped,
             "moved": round(s.moved, 6),
             "story_answered": self._story_answer is not None,
@@ -225,22 +308,25 @@ class EscapeTask(EpisodeTask):
     def _renderer(self) -> Any:
         from playbench.tasks.mmescape.view import ViewRenderer  # first use only: no GL for non-observing play
 
-        inst = self.instance
-        r = self._renderers.get(inst.id)
+        key = (self.instance.id, self._world.aids)
+        r = self._renderers.get(key)
         if r is None:
             self._renderers.clear()
-            r = self._renderers[inst.id] = ViewRenderer(self._world)
+            r = self._renderers[key] = ViewRenderer(self._world)
         return r
 
     def _frame(self, pose: tuple[float, float, float, float], visual: geo.VisualState) -> tuple[bytes, int]:
         from playbench.render.gl3d import encode_png
 
-        key = (self.instance.id, pose, visual, self.config.image_size)
+        view = self.view()
+        key = (self.instance.id, self._world.aids, pose, visual, view, self.config.red_dot)
         hit = self._frames.get(key)
         if hit is not None:
             self._frames.move_to_end(key)
             return hit
-        rgb, centre = self._renderer().render(visual, *pose, self.config.image_size)
+        rgb, centre = self._renderer().render(
+            visual, *pose, view, dot="square" if self.config.red_dot == "square" else "disc"
+        )
         value = (encode_png(rgb), centre)
         self._frames[key] = value
         if len(self._frames) > FRAME_CACHE:
@@ -248,14 +334,24 @@ class EscapeTask(EpisodeTask):
         return value
 
     def instructions(self) -> str:
-        text = prompts.INSTRUCTIONS
+        cfg = self.config
+        if self._original:
+            text = prompts.ORIGINAL_INSTRUCTIONS
+            if cfg.history == "key":
+                text += "\n" + prompts.ORIGINAL_KEY_HISTORY
+        else:
+            text = prompts.INSTRUCTIONS
         if len(self._chains) > 1:
             text += "\n\n" + prompts.multi_room_note(len(self._chains))
-        if self.config.hint:
+        if cfg.hint == "original":
+            text += prompts.ORIGINAL_HINT
+        elif cfg.hint == "chain":
             text += "\n\n" + prompts.hint(self._chains)
         return text
 
     def bag_text(self) -> str:
+        if self._original:
+            return self._rules.bag_text(self._state)
         if not self._state.bag:
             return "nothing"
         return ", ".join(f"{i} ({TYPE_WORDS[self._rules.items[i].type]})" for i in self._state.bag)
@@ -270,16 +366,29 @@ class EscapeTask(EpisodeTask):
             "rooms": len(self._chains),
         }
 
+    def _turn_text(self) -> str:
+        """This turn's message (without its view)."""
+        if self._original:
+            return prompts.original_step_text(self._feedback, self.bag_text())
+        return prompts.step_text(self._steps, self._play_cap(), self._feedback, self.bag_text())
+
     def _observe(self, role: str) -> Observation:
         if role == JUDGE_ROLE:  # the judge seat before the play has ended
             return Observation(role=role, parts=[TextPart("Nothing is left to judge.")], step=self._steps)
         phase = self.phase
         data = self._public_data(phase)
         if phase == "debrief":
-            record = self._debrief_record()
+            parts = self._history_parts(final=True)
+            if self._original:
+                text = prompts.original_story_text(self.bag_text())
+                record: list[str] = []
+            else:
+                record = self._debrief_record()
+                text = prompts.debrief_text(record)
+            parts.append(TextPart(text))
             return Observation(
                 role=role,
-                parts=[TextPart(prompts.debrief_text(record))],
+                parts=parts,
                 instructions=self.instructions(),
                 legal_actions=[DEBRIEF_LEGAL],
                 feedback=self._feedback,
@@ -287,9 +396,7 @@ class EscapeTask(EpisodeTask):
                 data={**data, "key_moments": record},
             )
         parts: list[Part] = self._history_parts()
-        parts.append(
-            TextPart(prompts.step_text(self._steps, self._play_cap(), self._feedback, self.bag_text()))
-        )
+        parts.append(TextPart(self._turn_text()))
         if phase == "play":
             pose = self._state.pose_key()
             visual = self._state.visual()
@@ -306,16 +413,23 @@ class EscapeTask(EpisodeTask):
             data=data,
         )
 
-    def _history_parts(self) -> list[Part]:
+    def _history_parts(self, final: bool = False) -> list[Part]:
+        """The past as this turn's message repeats it (`history`); "chat" and "none": nothing (with
+        "chat" the agent keeps the conversation). `final`: the debriefing, after the last turn."""
         mode = self.config.history
-        if mode == "none" or not self._history:
+        steps = int(self.config.history_steps or 1)
+        if mode in ("none", "chat") or not self._history:
             return []
+        if mode == "turns":
+            return self._turn_parts(
+                self._history[-(steps if final else steps - 1) :] if steps > 1 or final else []
+            )
         if mode == "full":
             records = self._history
         elif mode == "key":
             records = [r for r in self._history if r.key]
         else:
-            records = self._history[-self.config.history_steps :]
+            records = self._history[-steps:]
         if not records:
             return []
         titles = {"full": "all earlier steps", "key": "earlier key steps", "last": "the latest steps"}
@@ -327,6 +441,21 @@ class EscapeTask(EpisodeTask):
                 parts.append(ImagePart(png, label=f"step-{r.step}"))
             reason = f" (your reason: {r.rationale})" if r.rationale else ""
             parts.append(TextPart(f"Step {r.step}: you did {r.action}{reason}; result: {r.feedback}"))
+        return parts
+
+    def _turn_parts(self, records: list[PastStep]) -> list[Part]:
+        """The original's conversation as one message: each earlier turn's message, its view and the
+        reply to it, oldest first (the original keeps the last 50 turns, the current one included)."""
+        if not records:
+            return []
+        parts: list[Part] = [TextPart("The earlier turns of this game, oldest first:")]
+        for r in records:
+            parts.append(TextPart(f"[Turn {r.step}]\n{r.turn_text}"))
+            if self.config.history_images:
+                png, _ = self._frame(r.pose, r.visual)
+                parts.append(ImagePart(png, label=f"step-{r.step}"))
+            parts.append(TextPart(f"[Your reply in turn {r.step}]\n{r.reply}"))
+        parts.append(TextPart("[The current turn]"))
         return parts
 
     def _debrief_record(self) -> list[str]:
@@ -372,9 +501,13 @@ class EscapeTask(EpisodeTask):
         if self._phase == "debrief":
             return StoryAnswer(text.strip()[:8000])
         try:
-            return parse_action(text)
+            return self._parse_reply(text)
         except ActionParseError as exc:
-            return ParseError(f"Could not read your action: {exc}.", "format", text.strip()[:80])
+            return ParseError(
+                f"Could not read your action: {exc}.",
+                "format",
+                text.strip()[:80] if isinstance(text, str) else "",
+            )
         except RangeError as exc:
             return OutOfRange(f"Invalid action: {exc}.", text)
 
@@ -397,20 +530,29 @@ class EscapeTask(EpisodeTask):
         centre = None
         if self._observed is not None and self._observed[0] == before[0] and self._observed[1] == before[1]:
             centre = self._observed[2]
-        outcome = self._rules.apply(state, action, centre_entity=centre, size=self.config.image_size)
+        outcome = self._rules.apply(state, action, centre_entity=centre)
         if outcome.invalid:
             return self._reject(Validity.INVALID, "not_in_bag", outcome.invalid, action.canonical(), action)
+        self._retries = 0
         self._count(action, outcome, self._steps + 1)  # the template counts this step after _apply
-        if state.escaped and self.config.debrief and any(c.story_text() for c in self._chains):
+        if state.escaped and self.config.debrief and any(self._level_story(c) for c in self._chains):
             self._phase = "debrief"
-        self._pending = (before[0], before[1], action.canonical(), outcome.key_step, action.rationale)
-        self._last_papers = next((i for i in outcome.obtained if self._rules.items[i].type == "paper"), None)
+        self._pending = (
+            before[0],
+            before[1],
+            action.canonical(),
+            outcome.key_step,
+            action.rationale,
+            self._turn_text(),
+            action.reply_json(),
+        )
         validity = Validity.EFFECTIVE if outcome.changed else Validity.INEFFECTIVE
         info = {
             "phase": "play",
             "escaped": state.escaped,
             "grab": outcome.grabbed,
             "grab_success": outcome.grab_success,
+            "grab_targets": [self._rules.entity_name(t) for t in outcome.targets],
             "moved": round(outcome.moved, 4),
             "obtained": list(outcome.obtained),
             "opened": list(outcome.opened),
@@ -419,9 +561,7 @@ class EscapeTask(EpisodeTask):
             "pose": dict(zip(("x", "z", "yaw", "pitch"), state.pose_key(), strict=True)),
             "bag": list(state.bag),
         }
-        return StepResult(
-            validity, " ".join(outcome.lines), parsed=action.canonical(with_rationale=True), info=info
-        )
+        return StepResult(validity, outcome.feedback, parsed=action.canonical(with_rationale=True), info=info)
 
     def _on_parse_error(self, error: ParseError) -> StepResult:
         return self._reject(Validity.UNPARSEABLE, error.reason, error.message, json.dumps(error.snippet))
@@ -429,15 +569,32 @@ class EscapeTask(EpisodeTask):
     def _reject(
         self, validity: Validity, reason: str, message: str, shown: str, action: Action | None = None
     ) -> StepResult:
-        """An unparseable or invalid action: nothing changes, but it is a step and enters the history."""
+        """An unparseable or invalid reply: nothing changes. With `replies=step` it is a step and
+        enters the history; with `replies=retry` (the original) the same turn is asked again, and
+        `max_retries` such replies in a row end the episode."""
         if validity == Validity.UNPARSEABLE:
             self._unparseable += 1
         else:
             self._invalid += 1
-        state = self._state
-        self._pending = (state.pose_key(), state.visual(), shown, False, action.rationale if action else "")
-        self._last_papers = None
         parsed = action.canonical(with_rationale=True) if action else None
+        if self.config.replies == "retry":
+            self._retries += 1
+            info = {"phase": "play", "retry": self._retries}
+            if self._retries >= self.config.max_retries:
+                self.end(Termination.MISTAKE_LIMIT)
+                note = f"{self._retries} unusable replies in a row: the game ends, as the original's does."
+                return StepResult(validity, f"{message} {note}", parsed=parsed, reason=reason, info=info)
+            return StepResult(validity, f"{message} {RETRY_NOTE}", parsed=parsed, reason=reason, info=info)
+        state = self._state
+        self._pending = (
+            state.pose_key(),
+            state.visual(),
+            shown,
+            False,
+            action.rationale if action else "",
+            self._turn_text(),
+            shown,
+        )
         return StepResult(
             validity, message + " Nothing changed.", parsed=parsed, reason=reason, info={"phase": "play"}
         )
@@ -457,7 +614,10 @@ class EscapeTask(EpisodeTask):
             self._obtained.add(what)
 
     def _counts_step(self, role: str, result: StepResult) -> bool:
-        return result.info.get("phase") != "debrief"
+        if result.info.get("phase") == "debrief":
+            return False
+        # the original re-asks an unusable reply without using a step
+        return "retry" not in result.info
 
     def _check_end(self, result: StepResult) -> Termination | None:
         if self._story_answer is not None or (self._state.escaped and self._phase == "play"):
@@ -470,17 +630,26 @@ class EscapeTask(EpisodeTask):
         return ""
 
     def _after_step(self, role: str, result: StepResult) -> None:
+        if "retry" in result.info:
+            return  # the original asks the same turn again: nothing the player is shown changes
         # the feedback, cap note included, is shown next turn and kept in the history
         self._feedback = result.feedback
         if self._pending is not None:
-            pose, visual, shown, key, rationale = self._pending
-            self._history.append(PastStep(self._steps, pose, visual, shown, result.feedback, key, rationale))
+            pose, visual, shown, key, rationale, turn_text, reply = self._pending
+            self._history.append(
+                PastStep(self._steps, pose, visual, shown, result.feedback, key, rationale, turn_text, reply)
+            )
             self._pending = None
+
+    @staticmethod
+    def _level_story(chain: Chain) -> str | None:
+        """The level's own story (what the judge compares with): the chain's story, else its story note's."""
+        return chain.story or chain.story_text()
 
     # --- the judge ---------------------------------------------------------------------------
     def _judge_questions(self) -> list[JudgeQuestion]:
         questions: list[JudgeQuestion] = []
-        truth = "\n".join(t for t in (c.story_text() for c in self._chains) if t)
+        truth = "\n".join(t for t in (self._level_story(c) for c in self._chains) if t)
         if self._story_answer is not None and truth:
             text = prompts.STORY_JUDGE.format(truth=truth, recovered=self._story_answer or "(no answer)")
             questions.append(
@@ -510,10 +679,10 @@ class EscapeTask(EpisodeTask):
     # --- oracle ------------------------------------------------------------------------------
     def _oracle(self, role: str) -> str | None:
         if self._phase == "debrief":
-            return "\n".join(t for t in (c.story_text() for c in self._chains) if t)
+            return "\n".join(t for t in (self._level_story(c) for c in self._chains) if t)
         if self._planner is None:
-            self._planner = Planner(self._rules, self.config.image_size)
-        return self._planner.next_action(self._state, self._last_papers)
+            self._planner = Planner(self._rules, self._parse_reply)
+        return self._planner.next_action(self._state)
 
     # --- results -----------------------------------------------------------------------------
     def _outcome(self) -> EpisodeResult:
@@ -521,12 +690,16 @@ class EscapeTask(EpisodeTask):
         steps = self._steps
         escaped = self._state.escaped
         props = [p for p in self._props if p in self._obtained]
+        got = [p for p in self._key_props if p in self._obtained]
+        no_grab_rate = 0.0 if self.config.paper_protocol else None
         metrics: dict[str, Any] = {
             "escaped": escaped,
-            "prop_gain": len(props) / len(self._props) if self._props else 1.0,
+            "prop_gain": len(got) / len(self._key_props) if self._key_props else None,
+            "prop_gain_with_exit": len(props) / len(self._props) if self._props else 1.0,
             "grab_attempts": self._grabs,
             "grab_successes": self._grab_successes,
-            "grab_success_rate": self._grab_successes / self._grabs if self._grabs else None,
+            "grab_success_rate": self._grab_successes / self._grabs if self._grabs else no_grab_rate,
+            "grab_success_rate_eval": self._eval_grab_success_rate(),
             "grab_ratio": self._grabs / steps if steps else 0.0,
             "moving_distance": round(self._state.moved, 4),
             "optimal_distance": inst.optimal_distance,
@@ -553,6 +726,18 @@ class EscapeTask(EpisodeTask):
             metrics["judged_interactions"] = len(verdicts)
             metrics["judge_unparseable"] = judge.unreadable if judge else 0
         return EpisodeResult(success=escaped, steps=steps, metrics=metrics)
+
+    def _eval_grab_success_rate(self) -> float:
+        """Grab success rate as the authors' eval_rst.py computes it: an escape counts one success per
+        link of the chain (1, 2, 3 for levels 1, 2, 3); a failure counts the keys and notes in the bag;
+        0 without grabs."""
+        if not self._grabs:
+            return 0.0
+        if self._state.escaped:
+            hits = sum(len(solution_order(c)[0]) for c in self._chains)
+        else:
+            hits = sum(1 for i in self._state.bag if self._rules.items[i].type in ("key", "paper"))
+        return hits / self._grabs
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         """The paper's Table 8: correlation of moving distance with the optimal distance, plus

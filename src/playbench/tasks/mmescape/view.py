@@ -69,8 +69,12 @@ def _scene_items(world: geo.World, visual: geo.VisualState) -> gl3d.Scene:
     order = sorted(range(len(parts)), key=lambda i: -parts[i].size[0] * parts[i].size[2] - parts[i].size[1])
     for i in order:
         p = parts[i]
-        if p.shape == "box":
+        if p.shape == "box" and not p.yaw:
             scene.add_box(p.center, p.size, p.color, p.entity)
+        elif p.shape == "box":
+            cx, cy, cz = p.center
+            transform = gl3d.compose(gl3d.translate(cx, cy, cz), gl3d.rotate_y(p.yaw), gl3d.scale(*p.size))
+            scene.add_mesh("box", transform, p.color, p.entity)
         else:
             cx, cy, cz = p.center
             scene.add_mesh(
@@ -107,17 +111,38 @@ class ViewRenderer:
         return s
 
     def render(
-        self, visual: geo.VisualState, x: float, z: float, yaw: float, pitch: float, size: int
+        self,
+        visual: geo.VisualState,
+        x: float,
+        z: float,
+        yaw: float,
+        pitch: float,
+        view: geo.ViewSpec | int,
+        dot: str = "disc",
     ) -> tuple[np.ndarray, int]:
-        """(RGB image with the red dot, entity id under the centre pixel)."""
+        """(RGB image with the red dot, entity id under the centre pixel). `view` is a ViewSpec or
+        the side of playbench's square 60-degree view; `dot` the pointer: "disc" (playbench's) or
+        "square" (the original's 8 x 8 pixel red square)."""
+        if not isinstance(view, geo.ViewSpec):
+            view = geo.ViewSpec(view, view)
         eye = (x, geo.EYE_H, z)
         f = geo.view_direction(yaw, pitch)
-        camera = gl3d.Camera(eye, tuple(np.add(eye, f)), fov_y=geo.FOV_Y, near=NEAR, far=FAR)
+        camera = gl3d.Camera(eye, tuple(np.add(eye, f)), fov_y=view.fov_y, near=NEAR, far=FAR)
         built = self.scene(visual)
         frame = gl3d.Scene(background=built.background, meshes=built.meshes, quads=built.quads)
-        rgb, ids = frame.render(size, size, camera, supersample=geo.SUPERSAMPLE)
-        centre = gl3d.object_at(ids, size // 2, size // 2)
-        return red_dot(rgb), centre
+        rgb, ids = frame.render(view.width, view.height, camera, supersample=view.supersample)
+        centre = gl3d.object_at(ids, view.width // 2, view.height // 2)
+        return (red_square(rgb) if dot == "square" else red_dot(rgb)), centre
+
+
+def red_square(rgb: np.ndarray, side: int = 8) -> np.ndarray:
+    """The original's pointer: a pure red `side` x `side` square around the centre pixel
+    (rows and columns centre - side/2 .. centre + side/2 - 1)."""
+    h, w = rgb.shape[:2]
+    out = rgb if rgb.flags.writeable else rgb.copy()
+    y0, x0 = max(h // 2 - side // 2, 0), max(w // 2 - side // 2, 0)
+    out[y0 : min(h // 2 + side // 2, h), x0 : min(w // 2 + side // 2, w)] = (255, 0, 0)
+    return out
 
 
 def red_dot(rgb: np.ndarray) -> np.ndarray:
