@@ -136,7 +136,7 @@ def test_observation_data_holds_each_seats_public_facts():
     assert data["turn"] == 1 and data["turn_limit"] == 20 and data["mistakes"] == 0
     assert data["mistake_limit"] == 3 and data["seconds_per_turn"] == 7
     assert data["actions"] == obs.legal_actions and data["clock"] == task.instance.start_clock
-    assert data["messages"] == {"solver": 0, "expert": 0}
+    assert data["messages"] == {"solver": 0, "expert": 0} and data["waits"] is True
     task.step("What colour should I look for?")
     expert = task.observe("expert").data
     assert expert["turn"] == 1 and expert["module"] == "button" and expert["expert_word_limit"] is None
@@ -148,16 +148,21 @@ def test_observation_data_holds_each_seats_public_facts():
 def test_step_info_says_what_the_reply_did():
     task = started("keypad")
     order = task.module.oracle_actions(0)
-    result = task.step(f"{order[1]}\n{order[0]}")
+    result = task.step(f"{order[1]}\n{order[0]}")  # a strike, then the reply goes on
     info = result.info
-    assert info["reply"] == "actions" and info["executed"] == [order[1]] and info["strikes"] == 1
-    assert info["skipped"] == 1 and info["mistakes"] == 1 and info["solved"] is False
+    assert info["reply"] == "actions" and info["executed"] == [order[1], order[0]] and info["strikes"] == 1
+    assert info["skipped"] == 0 and info["waited"] == 0 and info["mistakes"] == 1 and info["solved"] is False
     assert info["turn"] == 1 and info["step"] == 1 and info["clock"] == task.instance.start_clock
+    assert task.state()["puzzle"]["progress"] == 1
+    expert = task.step("press the star")  # the expert answers every solver turn
+    assert expert.info == {"reply": "message", "cut": False, "step": 1}
     assert task.step("").info["reply"] == "empty"
+    assert task.step("").info["reply"] == "empty"  # the expert's empty answer
     message = task.step("help")
     assert message.info["reply"] == "message" and message.info["turn"] == 3
-    expert = task.step("press the star")
-    assert expert.info == {"reply": "message", "cut": False, "step": 3}
+    stopping = started("keypad", stop_at_strike=True)  # ours: a strike ends the reply
+    info = stopping.step(f"{order[1]}\n{order[0]}").info
+    assert info["executed"] == [order[1]] and info["skipped"] == 1
     button = started("button")
     gone = button.step("release_button")
     assert gone.info["unavailable"] == ["release_button"] and gone.info["executed"] == []
@@ -165,10 +170,11 @@ def test_step_info_says_what_the_reply_did():
 
 # --- the judge phase ----------------------------------------------------------------------------
 def test_the_judge_phase_labels_a_failed_episode_with_the_same_metrics():
-    task = started("memory", judge=True, max_steps=2)
-    wrong = next(a for a in task.module.actions() if a not in task.module.oracle_actions(0))
+    task = started("keypad", judge=True, max_steps=2)
+    wrong = next(a for a in task.module.actions() if a not in task.module.oracle_actions(0)[:1])
     task.step(wrong)
-    task.step(wrong)  # the same strike in the same stage-1 state: a repetition loop
+    task.step("that was wrong")  # the expert
+    task.step(wrong)  # the same strike in the same state (no key lit): a repetition loop
     assert task.judging and task.current_role() == "judge" and not task.done
     obs = task.observe("judge")
     assert (
@@ -187,7 +193,7 @@ def test_the_judge_phase_labels_a_failed_episode_with_the_same_metrics():
     assert metrics["judge_label"] == "repetition loop" and metrics["judge_unparseable"] is False
     assert metrics["judge_repetition_loop"] is True and metrics["judge_roleplay"] is False
     assert task.outcome().termination == "step_cap"
-    struck = started("memory", judge=True, mistake_limit=1)
+    struck = started("keypad", judge=True, mistake_limit=1)
     struck.step(wrong)
     assert "Outcome: failed (mistake limit)" in struck.observe("judge").text
     assert struck.oracle_action("judge") == "label: miscommunication"

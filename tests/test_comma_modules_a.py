@@ -9,9 +9,9 @@ from PIL import Image, ImageChops
 
 from playbench.render.draw2d import to_png
 from playbench.tasks.comma import draw
-from playbench.tasks.comma.modules.button import ButtonModule, release_digit, shows_digit
+from playbench.tasks.comma.modules.button import PAPER_STRIP_COLORS, ButtonModule, release_digit, shows_digit
 from playbench.tasks.comma.modules.color import TABLE, ColorModule, first_group, group_members
-from playbench.tasks.comma.modules.keypad import COLUMNS, POSITIONS, SYMBOLS, KeypadModule
+from playbench.tasks.comma.modules.keypad import COLUMNS, COLUMNS_4, POSITIONS, SYMBOLS, KeypadModule
 from playbench.tasks.comma.modules.led import MULTIPLIERS, LedModule, correct_positions
 from playbench.tasks.comma.modules.memory import MemoryModule
 
@@ -19,8 +19,45 @@ MINE = (ButtonModule, ColorModule, KeypadModule, LedModule, MemoryModule)
 
 
 # --- button -----------------------------------------------------------------------------------
-def button(color: str, strip: str = "blue") -> ButtonModule:
-    return ButtonModule({"button_color": color, "strip_color": strip})
+def button(color: str, strip: str = "blue", palette: str = "all") -> ButtonModule:
+    return ButtonModule({"button_color": color, "strip_color": strip, "palette": palette})
+
+
+def test_button_default_is_the_papers_yellow_button_with_five_strip_colours():
+    rng = random.Random(0)
+    drawn = [ButtonModule.generate(rng) for _ in range(300)]
+    assert {p["button_color"] for p in drawn} == {"yellow"} and {p["palette"] for p in drawn} == {"yellow"}
+    assert (
+        {p["strip_color"] for p in drawn}
+        == set(PAPER_STRIP_COLORS)
+        == {"red", "white", "yellow", "blue", "green"}
+    )
+    m = ButtonModule(drawn[0])
+    assert m.actions() == ["hold_button"] and m.action_vocabulary() == ["hold_button", "release_button"]
+    assert not m.apply("tap_button", 421).changed  # no tap in the paper's puzzle
+    manual = m.manual()
+    assert "yellow" in manual and "tap" not in manual and "red button" not in manual.lower()
+    for strip, digit in (("Blue", "4"), ("White", "1"), ("Yellow", "5"), ("any other colour", "1")):
+        assert any(strip in line and f"a {digit} in any position" in line for line in manual.splitlines())
+    with pytest.raises(ValueError, match="yellow buttons only"):
+        button("red", palette="yellow")
+
+
+def test_button_green_strip_releases_on_a_one():
+    m = button("yellow", "green", palette="yellow")
+    assert release_digit("green") == "1"
+    m.apply("hold_button", 400)  # 06:40: no 1 anywhere
+    assert m.apply("release_button", 400).mistake and not m.held and m.actions() == ["hold_button"]
+    m.apply("hold_button", 391)
+    assert not m.apply("release_button", 391).mistake and m.solved  # 06:31
+
+
+def test_button_oracle_holds_waits_and_releases_in_one_reply():
+    m = button("yellow", "blue", palette="yellow")
+    assert m.oracle_actions(400) == ["hold_button", "release_button"]  # 06:40 shows a 4: release at once
+    m2 = button("yellow", "white", palette="yellow")
+    assert m2.oracle_actions(400) == ["hold_button"]  # 06:40: no 1; without waits it only holds
+    assert m2.oracle_actions(400, waits=True) == ["hold_button", "wait_9_seconds", "release_button"]  # 06:31
 
 
 @pytest.mark.parametrize("color", ["red", "white"])
@@ -68,20 +105,42 @@ def test_button_held_tap_colour_is_a_strike_on_release_and_the_strip_shows_only_
 
 
 # --- keypad -----------------------------------------------------------------------------------
-def test_keypad_columns_overlap_so_every_four_symbols_have_one_column():
-    for a, b in itertools.combinations(COLUMNS, 2):
-        assert len(set(a) & set(b)) <= 2
-    for c, column in enumerate(COLUMNS):
+# The authors' page (images/keypad/ColN/k.png): the same picture file sits at these pairs of places
+# (column, row), 1-based columns, rows from the top counted from 0.
+SHARED_PLACES = [
+    ((1, 0), (2, 1)), ((1, 2), (3, 5)), ((1, 4), (4, 3)), ((1, 5), (2, 5)), ((1, 6), (2, 2)),
+    ((2, 0), (6, 1)), ((2, 3), (3, 2)), ((2, 4), (3, 6)), ((2, 6), (4, 5)), ((3, 3), (4, 4)),
+    ((4, 0), (6, 0)), ((4, 1), (5, 4)), ((4, 2), (5, 2)), ((4, 6), (5, 1)), ((5, 0), (6, 4)),
+]  # fmt: skip
+
+
+def test_keypad_page_has_the_authors_six_columns_and_shared_symbols():
+    assert len(COLUMNS) == 6 and all(len(c) == 7 for c in COLUMNS)
+    assert len({s for c in COLUMNS for s in c}) == 27
+    shared = {
+        frozenset({(a, r), (b, q)})
+        for (a, r) in ((c, r) for c in range(1, 7) for r in range(7))
+        for (b, q) in ((c, r) for c in range(1, 7) for r in range(7))
+        if (a, r) < (b, q) and COLUMNS[a - 1][r] == COLUMNS[b - 1][q]
+    }
+    assert shared == {frozenset(pair) for pair in SHARED_PLACES}
+
+
+@pytest.mark.parametrize("table", [COLUMNS, COLUMNS_4], ids=["six", "four"])
+def test_keypad_columns_overlap_so_every_four_symbols_have_one_column(table):
+    for a, b in itertools.combinations(table, 2):
+        assert len(set(a) & set(b)) <= 3
+    for c, column in enumerate(table):
         assert len(set(column)) == 7
         for four in itertools.combinations(column, 4):
-            assert [k for k, other in enumerate(COLUMNS) if set(four) <= set(other)] == [c]
+            assert [k for k, other in enumerate(table) if set(four) <= set(other)] == [c]
 
 
 def test_keypad_every_symbol_is_a_real_glyph_of_the_packaged_font():
     face = FT2Font(draw.font_path("sans"))
     charmap = face.get_charmap()
     tofu = draw.font(60).getmask("\ue000").getbbox()  # a private-use code point has no glyph
-    for symbol in {s for column in COLUMNS for s in column}:
+    for symbol in {s for table in (COLUMNS, COLUMNS_4) for column in table for s in column}:
         assert ord(symbol) in charmap, symbol
         box = draw.font(60).getmask(symbol).getbbox()
         assert box is not None and box != tofu, symbol
@@ -89,7 +148,7 @@ def test_keypad_every_symbol_is_a_real_glyph_of_the_packaged_font():
 
 
 def test_keypad_presses_in_column_order_top_to_bottom():
-    m = KeypadModule({"column": 2, "symbols": ["б", "Ѽ", "ѣ", "ƛ"]})  # column 3: Ѽ Җ Ԇ ƛ б ¶ ѣ
+    m = KeypadModule({"columns": 6, "column": 3, "symbols": ["Җ", "б", "ټ", "ѣ"]})  # column 4: б ¶ ѣ Ѭ Җ ¿ ټ
     assert m.oracle_actions(0) == [
         "press_top_right_button",
         "press_bottom_right_button",
@@ -101,22 +160,34 @@ def test_keypad_presses_in_column_order_top_to_bottom():
     assert m.solved and m.partial_score() == 1.0
 
 
-def test_keypad_wrong_key_is_a_strike_that_darkens_the_lit_keys_and_partial_counts_best_run():
-    m = KeypadModule({"column": 0, "symbols": ["Ϙ", "Ѧ", "ƛ", "Ϟ"]})
+def test_keypad_wrong_key_is_a_strike_that_darkens_the_lit_keys_and_scores_the_last_correct_press():
+    m = KeypadModule({"columns": 6, "column": 0, "symbols": ["Ϙ", "Ѧ", "ƛ", "Ϟ"]})
     m.apply("press_top_left_button", 0)
     m.apply("press_top_right_button", 0)
     result = m.apply("press_top_right_button", 0)  # pressing a lit key again is not the next key
-    assert result.mistake and m.progress == 0 and m.partial_score() == 0.5
+    assert result.mistake and m.progress == 0 and m.partial_score() == 0.5  # a strike keeps the score
     assert "Lit keys: none" in m.describe(0)
+    m.apply("press_top_left_button", 0)  # the authors' score is the progress at the last correct press
+    assert m.partial_score() == 0.25
 
 
-def test_keypad_manual_lists_every_column_in_order():
-    manual = KeypadModule.manual()
+def test_keypad_text_manual_lists_every_column_in_order_and_the_page_is_a_picture():
+    m = KeypadModule(KeypadModule.generate(random.Random(0)))
+    manual = m.manual()
     for i, column in enumerate(COLUMNS, 1):
         block = manual.split(f"Column {i} (top to bottom):")[1]
         positions = [block.index(f"{k}. {s}") for k, s in enumerate(column, 1)]
         assert positions == sorted(positions)
-    assert all(f"press_{p}_button" in manual for p in POSITIONS)
+    assert not any(f"press_{p}_button" in manual for p in POSITIONS)
+    page = m.manual_image()
+    assert page.mode == "RGB" and page.size[0] > 600 and page.size[1] > 700
+    beside = m.manual_beside_image()
+    assert "Only one column" in beside or "Exactly one column" in beside
+    assert not any(s in beside for s in SYMBOLS)  # the symbols are in the picture only
+    assert to_png(page) == to_png(KeypadModule(KeypadModule.generate(random.Random(5))).manual_image())
+    four = KeypadModule(KeypadModule.generate(random.Random(0), columns=4))
+    assert "Column 4 (top to bottom)" in four.manual() and "Column 5" not in four.manual()
+    assert to_png(four.manual_image()) != to_png(page)
 
 
 # --- LED --------------------------------------------------------------------------------------
@@ -150,9 +221,9 @@ def test_led_generator_always_leaves_a_correct_button_with_four_letters():
 
 
 # --- memory -----------------------------------------------------------------------------------
-def memory(displays, labels=None):
-    labels = labels or [[1, 2, 3, 4]] * 5
-    return MemoryModule({"displays": displays, "labels": labels})
+def memory(displays, labels=(1, 2, 3, 4)):
+    """A memory module whose display shows `displays` after 0, 1, 2, ... presses."""
+    return MemoryModule({"labels": list(labels), "seed": 0, "displays": list(displays)})
 
 
 @pytest.mark.parametrize(("display", "position"), [(1, 2), (2, 2), (3, 3), (4, 4)])
@@ -162,34 +233,49 @@ def test_memory_stage_1_by_display(display, position):
 
 
 def test_memory_stage_2_rules():
-    labels = [[2, 1, 3, 4], [3, 4, 1, 2], [1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4]]
-    for display, expected in [(1, 2), (2, 2), (3, 1), (4, 2)]:  # label 4 sits in position 2 in stage 2
+    labels = [3, 4, 1, 2]  # label 4 sits in position 2
+    for display, expected in [(1, 2), (2, 2), (3, 1), (4, 2)]:
         m = memory([1, display, 3, 2, 1], labels)
         m.apply("press_position_2", 0)  # stage 1 display 1 -> position 2
         assert m.correct_position() == expected, display
 
 
 def test_memory_stage_3_to_5_use_earlier_labels_and_positions():
-    labels = [[2, 1, 3, 4], [4, 3, 2, 1], [3, 1, 4, 2], [1, 4, 2, 3], [4, 2, 1, 3]]
+    labels = [4, 2, 3, 1]
     m = memory([3, 3, 2, 3, 4], labels)
     m.apply("press_position_3", 0)  # stage 1: display 3 -> position 3 (label 3)
     m.apply("press_position_1", 0)  # stage 2: display 3 -> position 1 (label 4)
-    assert m.correct_position() == 1  # stage 3: display 2 -> same label as stage 1 (3), at position 1
-    m.apply("press_position_1", 0)
+    assert m.correct_position() == 3  # stage 3: display 2 -> same label as stage 1 (3), at position 3
+    m.apply("press_position_3", 0)
     assert m.correct_position() == 1  # stage 4: display 3 -> same position as stage 2 (1)
-    m.apply("press_position_1", 0)  # label 1
-    assert m.correct_position() == 4  # stage 5: display 4 -> label pressed in stage 3 (3), now in position 4
-    m.apply("press_position_4", 0)
+    m.apply("press_position_1", 0)  # label 4
+    assert m.correct_position() == 3  # stage 5: display 4 -> label pressed in stage 3 (3), position 3
+    m.apply("press_position_3", 0)
     assert m.solved and m.partial_score() == 1.0
 
 
-def test_memory_wrong_press_resets_to_stage_1_and_best_progress_is_kept():
-    m = memory([1, 1, 1, 1, 1], [[1, 2, 3, 4]] * 5)
+def test_memory_display_changes_after_every_press_and_a_strike_keeps_the_last_score():
+    m = memory([1, 1, 1, 2, 4], [1, 2, 3, 4])
     m.apply("press_position_2", 0)
     m.apply("press_position_4", 0)  # stage 2 display 1 -> label 4 = position 4
-    assert m.stage == 3
-    assert m.apply("press_position_1", 0).mistake and m.stage == 1 and m.pressed == []
-    assert m.partial_score() == 2 / 5
+    assert m.stage == 3 and m.partial_score() == 2 / 5
+    assert m.apply("press_position_2", 0).mistake and m.stage == 1 and m.pressed == []
+    assert m.display == 2  # a new digit after the wrong press too (the authors' module)
+    assert m.partial_score() == 2 / 5  # the score of the last correct press stays after a strike
+    m.apply("press_position_2", 0)  # stage 1 display 2 -> position 2: the score is set again
+    assert m.partial_score() == 1 / 5 and m.display == 4
+
+
+def test_memory_digits_are_drawn_from_the_instance_seed():
+    params = MemoryModule.generate(random.Random(7))
+    a, b = MemoryModule(params), MemoryModule(params)
+    seen = []
+    for _ in range(30):
+        seen.append(a.display)
+        a.apply("press_position_1", 0)
+        b.apply("press_position_1", 0)
+        assert a.display == b.display
+    assert set(seen) == {1, 2, 3, 4}
 
 
 # --- color ------------------------------------------------------------------------------------
@@ -264,12 +350,12 @@ def test_images_are_deterministic_show_the_clock_and_the_state(cls):
 
 
 @pytest.mark.parametrize("cls", MINE, ids=lambda c: c.name)
-def test_manual_names_every_action_and_unknown_actions_change_nothing(cls):
+def test_manual_names_no_action_and_unknown_actions_change_nothing(cls):
     m = cls(cls.generate(random.Random(2)))
-    manual = cls.manual()
+    manual = m.manual()  # the original's manuals never name the solver's actions
     for action in m.action_vocabulary():
-        if cls is not ColorModule:  # the colour manual names the click_row_R_col_C pattern
-            assert action in manual
+        assert action not in manual
+    assert "click_row" not in manual
     result = m.apply("no_such_action", 400)
     assert not result.changed and not result.mistake
 

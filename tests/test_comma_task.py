@@ -91,15 +91,17 @@ def test_the_module_is_fixed_by_the_task_id_and_cannot_be_swapped_with_set(tmp_p
 
 
 # --- the turn protocol ------------------------------------------------------------------------------
-def test_action_lines_match_case_insensitively_with_word_boundaries():
-    names = ["cut_wire_1", "cut_wire_12", "press_top_left_button"]
+def test_a_line_carries_out_the_first_of_the_modules_actions_it_names():
+    # as the authors' execute_action: a name counts anywhere in the line, in any case, and a line
+    # naming several carries out the one that comes first in the module's own list
+    names = ["cut_wire_1", "cut_wire_2", "press_top_left_button"]
     assert find_action("I will CUT_WIRE_1 now", names) == "cut_wire_1"
-    assert find_action("cut_wire_12", names) == "cut_wire_12"
-    assert find_action("cut_wire_123", names) is None
+    assert find_action("cut_wire_2, no wait, cut_wire_1", names) == "cut_wire_1"
+    assert find_action("recut_wire_2x", names) == "cut_wire_2"
     assert find_action("please press the top left button", names) is None
 
 
-def test_a_reply_without_action_names_is_a_message_and_the_expert_answers():
+def test_the_expert_answers_every_solver_turn_and_gets_the_keypad_page_as_a_picture():
     task = started("keypad")
     obs = task.observe("solver")
     assert [p.label for p in obs.images] == ["module"] and obs.legal_actions == [
@@ -108,37 +110,85 @@ def test_a_reply_without_action_names_is_a_message_and_the_expert_answers():
     result = task.step("I see four symbols: a star, a lollipop, a C with a dot and an omega.")
     assert result.validity == Validity.EFFECTIVE and task.current_role() == "expert"
     expert = task.observe("expert")
-    assert not expert.images and "Column 1 (top to bottom)" in expert.instructions
+    assert [i.label for i in expert.images] == ["manual"] and expert.data["manual_image"] is True
+    assert "Column 1 (top to bottom)" not in expert.instructions and "in the picture" in expert.instructions
     assert "lollipop" in expert.text and "press_top_left_button" not in expert.text
     task.step("Press the lollipop first.")
     assert (
         task.current_role() == "solver" and "Expert: Press the lollipop first." in task.observe("solver").text
     )
-    assert task.session.turns == 1
+    acted = task.step(task.module.oracle_actions(0)[0])  # a reply that acts is answered too
+    assert acted.info["reply"] == "actions" and task.current_role() == "expert"
+    assert task.session.turns == 2
+    text = started("keypad", expert_manual="text")  # ours: the columns described in words
+    text.step("hello")
+    assert (
+        not text.observe("expert").images
+        and "Column 1 (top to bottom)" in text.observe("expert").instructions
+    )
+    quiet = started("keypad", expert_answers="messages")  # ours: only replies without actions
+    quiet.step(quiet.module.oracle_actions(0)[0])
+    assert quiet.current_role() == "solver"
+    quiet.step("what next?")
+    assert quiet.current_role() == "expert"
 
 
-def test_action_lines_execute_in_order_and_stop_at_a_strike():
+def test_action_lines_execute_in_order_and_go_on_after_a_strike():
     task = started("keypad")
     order = task.module.oracle_actions(0)
-    wrong = next(a for a in order[1:])
+    wrong = order[1]
     result = task.step(f"Here goes:\n{wrong.upper()}\n{order[0]}")
-    assert result.validity == Validity.INEFFECTIVE and task.session.mistakes == 1
-    assert "not carried out" in result.feedback and task.module.progress == 0
-    assert task.current_role() == "solver"  # acting is not a message: the expert does not speak
-    result = task.step(";".join(order))  # a terminal user may separate actions with ';'
+    assert result.validity == Validity.EFFECTIVE and task.session.mistakes == 1
+    assert task.module.progress == 1 and "not carried out" not in result.feedback
+    assert result.feedback == f"{wrong}: That action was a mistake.\n{order[0]}: The action was carried out."
+    task.step("go on")  # the expert
+    result = task.step("\\n".join(order[1:]))  # a terminal user separates lines with a typed \n
     assert task.module.solved and task.done and "won" in result.feedback
+    stopping = started("keypad", stop_at_strike=True)  # ours: a strike ends the reply
+    result = stopping.step(f"{wrong}\n{order[0]}")
+    assert stopping.module.progress == 0 and "not carried out" in result.feedback
 
 
-def test_a_line_naming_two_actions_runs_the_first_and_says_so():
+def test_a_line_naming_two_actions_runs_the_first_of_the_module_and_rich_feedback_says_so():
     task = started("keypad")
     first, second = task.module.oracle_actions(0)[:2]
-    result = task.step(f"{first} and then {second}")
-    assert task.module.progress == 1 and task.session.actions_executed == 1
+    vocabulary = task.module.action_vocabulary()
+    earlier = min(first, second, key=vocabulary.index)
+    result = task.step(f"{second} and then {first}")
+    assert task.session.actions_executed == 1 and result.info["executed"] == [earlier]
+    assert "One action per line" not in result.feedback  # the original says nothing about it
+    rich = started("keypad", rich_feedback=True)
+    result = rich.step(f"{second} and then {first}")
     assert "only the first action named on a line is carried out" in result.feedback
-    assert f"({first}; not {second})" in result.feedback
-    assert "One action per line" in task.observe("solver").text  # the transcript keeps the note
-    plain = started("keypad")
-    assert "One action per line" not in plain.step(first).feedback
+    later = second if earlier == first else first
+    assert f"({earlier}; not {later})" in result.feedback
+    assert "One action per line" in rich.observe("solver").text  # the transcript keeps the note
+
+
+def a_strike(module: str) -> tuple[int, str]:
+    """An instance and a reply whose last line is a strike there."""
+    for index in range(60):
+        replies = list(started(module, index).module.actions())
+        if module == "button":
+            replies.append("hold_button\nrelease_button")
+        for reply in replies:
+            trial = started(module, index)
+            trial.step(reply)
+            if trial.session.mistakes:
+                return index, reply
+    raise AssertionError(f"no strike found on {module}")
+
+
+@pytest.mark.parametrize("module", NAMES)
+def test_default_feedback_says_only_mistake_or_done_and_rich_feedback_gives_the_reason(module):
+    index, reply = a_strike(module)
+    result = started(module, index).step(reply)
+    *before, last = result.feedback.split("\n")
+    action = reply.split("\n")[-1]
+    assert last == f"{action}: That action was a mistake."  # no rule named, as the original
+    assert all(line.endswith(": The action was carried out.") for line in before)
+    rich = started(module, index, rich_feedback=True).step(reply)
+    assert "Strike" in rich.feedback and rich.feedback != result.feedback
 
 
 def test_unavailable_action_is_invalid_and_changes_nothing():
@@ -151,7 +201,7 @@ def test_unavailable_action_is_invalid_and_changes_nothing():
 def test_empty_reply_uses_the_turn_and_an_empty_expert_reply_is_recorded():
     task = started("led")
     assert task.step("   ").validity == Validity.UNPARSEABLE and task.session.turns == 1
-    task.step("What should I do?")
+    assert task.current_role() == "expert"
     assert task.step("").validity == Validity.UNPARSEABLE
     assert "(no reply)" in task.observe("solver").text
 
@@ -167,6 +217,35 @@ def test_the_clock_runs_down_per_conversation_turn_and_is_drawn():
     assert task.observe("solver").images[0].png != before
 
 
+def test_a_wait_line_lets_the_timer_run_inside_the_turn_on_the_real_time_puzzles():
+    task = started("dog")
+    start = task.instance.start_clock
+    assert "wait_N_seconds" in task.observe("solver").instructions
+    result = task.step("wait_3_seconds")
+    assert result.info["waited"] == 3 and result.validity == Validity.EFFECTIVE
+    assert task.session.clock == start - 7 - 3 and task.state()["waited"] == 3
+    task.step("ok")
+    wait = (task.session.clock - task.module.dogs) % 10
+    task.step(f"wait_{wait}_seconds\nsubmit" if wait else "submit")
+    assert task.module.solved and task.session.mistakes == 0
+    assert started("dog").step("wait_99_seconds").validity == Validity.INVALID  # waits are 1-59 s
+    assert "wait_N_seconds" not in started("wire").observe("solver").instructions
+    assert started("wire").step("wait_3_seconds").info["reply"] == "message"  # no timer to wait for
+    clocked = started("dog", turn_clock=True)  # ours: time passes only with turns
+    assert "wait_N_seconds" not in clocked.observe("solver").instructions
+    assert clocked.step("wait_3_seconds").info["reply"] == "message"
+
+
+def test_default_button_instances_are_all_yellow():
+    instances = task_with("button").instances(None, 0)
+    assert len(instances) == 100 and {i.params["button_color"] for i in instances} == {"yellow"}
+    assert {i.params["strip_color"] for i in instances} == {"red", "white", "yellow", "blue", "green"}
+    task = started("button")
+    assert task.observe("solver").legal_actions == ["hold_button"]
+    every = task_with("button", button_colors="all").instances(None, 0)  # ours: four colours
+    assert {i.params["button_color"] for i in every} == {"red", "blue", "yellow", "white"}
+
+
 def test_turn_limit_and_mistake_limit_end_the_episode():
     task = started("keypad", max_steps=3)
     for _ in range(3):
@@ -176,12 +255,13 @@ def test_turn_limit_and_mistake_limit_end_the_episode():
     assert task.done and task.outcome().termination == "step_cap"
     assert "ended_by" not in task.outcome().metrics
     assert task.outcome().metrics["conversation_length"] == 3
-    task = started("memory", mistake_limit=2)
-    wrong = next(a for a in task.module.actions() if a not in task.module.oracle_actions(0))
-    task.step(wrong)
-    task.step(wrong)
+    task = started("keypad", mistake_limit=2, solver_hints=True)
+    wrong = task.module.oracle_actions(0)[1]
+    result = task.step(f"{wrong}\n{wrong}\n{task.module.oracle_actions(0)[0]}")
     assert task.done and task.outcome().termination == "mistake_limit"
+    assert result.info["skipped"] == 1 and task.module.progress == 0  # the limit stops the reply
     assert "after 2 mistakes" in task.observe("solver").instructions
+    assert "after 2 mistakes" not in started("keypad", mistake_limit=2).observe("solver").instructions
 
 
 def test_expert_word_limit_cuts_messages():
@@ -194,34 +274,40 @@ def test_expert_word_limit_cuts_messages():
 
 
 def test_repetition_loop_is_a_repeated_incorrect_state_action_pair():
-    task = started("memory")
-    wrong = next(a for a in task.module.actions() if a not in task.module.oracle_actions(0))
+    task = started("keypad")
+    wrong = task.module.oracle_actions(0)[1]
     task.step(wrong)
     assert task.outcome().metrics["repetition_loop"] is False
-    task.step(wrong)  # the reset brought back the same stage-1 state
+    task.step("(expert) try again")
+    task.step(wrong)  # no key lit, as before: the same state
     metrics = task.outcome().metrics
     assert metrics["repetition_loop"] is True and metrics["repeated_mistakes"] == 1
 
 
+def turn(task: CommaTask, solver_text: str, expert_text: str = "(expert) go on") -> None:
+    """One conversation turn: the solver's reply and, unless the game ended, the expert's answer."""
+    task.step(solver_text)
+    if not task.done:
+        task.step(expert_text)
+
+
 def test_repetition_loops_are_found_on_the_real_time_puzzles_too():
     # the countdown never shows the same time twice: the state keeps only what the rules read of it
-    task = task_with("button")
+    task = task_with("button", button_colors="all")
     task.reset(next(i for i in task.instances(40, 0) if i.params["button_color"] in ("yellow", "blue")))
-    task.step("tap_button")  # a hold-button tapped: a strike, whatever the time
-    task.step("I tapped it, what now?")
-    task.step("(expert) hold it")
-    task.step("tap_button")  # the same mistake in the same situation, two turns later
+    turn(task, "tap_button")  # a hold-button tapped: a strike, whatever the time
+    turn(task, "I tapped it, what now?")
+    turn(task, "tap_button")  # the same mistake in the same situation, two turns later
     metrics = task.outcome().metrics
     assert metrics["mistakes"] == 2 and metrics["repetition_loop"] is True
 
     task = task_with("dog")
     task.reset(next(i for i in task.instances(20, 0) if i.params["dogs"] != i.start_clock % 10))
-    task.step("submit")  # turn 1: the wrong last digit
-    task.step("submit")  # turn 2: another wrong digit (7 s later), another situation
+    turn(task, "submit")  # turn 1: the wrong last digit
+    turn(task, "submit")  # turn 2: another wrong digit (7 s later), another situation
     assert task.outcome().metrics["mistakes"] == 2 and task.outcome().metrics["repetition_loop"] is False
     for _ in range(8):
-        task.step("How many dogs do you need?")
-        task.step("(expert) wait")
+        turn(task, "How many dogs do you need?", "(expert) wait")
     task.step("submit")  # turn 11: 70 s after turn 1, the same last digit again
     metrics = task.outcome().metrics
     assert metrics["mistakes"] == 3 and metrics["repetition_loop"] is True
@@ -266,14 +352,29 @@ def test_oracle_pair_needs_exactly_optimal_steps(module):
         assert task.outcome().success and task.session.turns == instance.optimal_steps
 
 
-def test_realtime_oracle_waits_by_messaging_and_the_oracle_expert_instructs():
+def test_realtime_oracle_waits_inside_its_turn_or_by_messaging_with_the_turn_clock():
+    for module in ("button", "dog"):
+        instances = task_with(module).instances(40, 0)
+        assert {i.optimal_steps for i in instances} == {1}  # wait lines: never a turn spent waiting
     task = task_with("button")
-    instance = next(i for i in task.instances(60, 0) if i.optimal_steps > 2)
+    task.reset(next(i for i in task.instances(40, 0) if "wait_" in oracle_first_reply(task, i)))
+    assert re.fullmatch(r"hold_button\nwait_\d+_seconds\nrelease_button", task.oracle_action("solver"))
+    clocked = task_with("button", turn_clock=True)  # ours: the old clock, waiting costs turns
+    instance = next(i for i in clocked.instances(60, 0) if i.optimal_steps > 2)
+    clocked.reset(instance)
+    clocked.step(clocked.oracle_action("solver"))  # hold
+    assert clocked.current_role() == "expert"
+    clocked.step(clocked.oracle_action("expert"))
+    assert clocked.oracle_action("solver") == WAIT_MESSAGE
+    clocked.step(WAIT_MESSAGE)
+    assert clocked.current_role() == "expert" and "release when the timer shows" in clocked.oracle_action(
+        "expert"
+    )
+
+
+def oracle_first_reply(task: CommaTask, instance) -> str:
     task.reset(instance)
-    task.step(task.oracle_action("solver"))  # hold
-    assert task.oracle_action("solver") == WAIT_MESSAGE
-    task.step(WAIT_MESSAGE)
-    assert task.current_role() == "expert" and "release when the timer shows" in task.oracle_action("expert")
+    return task.oracle_action("solver") or ""
 
 
 # --- judge ------------------------------------------------------------------------------------------
@@ -322,13 +423,17 @@ def keypad_players(symbols: list[str]):
 
     The solver first sends a malformed (empty) reply, then describes the symbols (a vision model would
     read them off the image; the script is told them), then types the action names the expert gave.
-    The expert parses the manual's columns out of its system prompt and answers the description.
+    The expert parses the manual's columns out of its system prompt (the text-only manual) and
+    answers the description, or asks for one.
     """
 
     def respond(request: dict) -> str:
         system, user = system_text(request), last_user_text(request)
         if "You are the EXPERT" in system:
-            described = re.findall(r"symbols: (.+?)\.", user)[-1].split(", ")
+            found = re.findall(r"symbols: (.+?)\.", user)
+            if not found:
+                return "Please describe the four symbols."
+            described = found[-1].split(", ")
             columns = re.findall(r"Column \d \(top to bottom\):\n((?:  .*\n?)+)", system)
             for column in columns:
                 listed = [line.split(". ", 1)[1].split("  -")[0] for line in column.strip().splitlines()]
@@ -342,7 +447,7 @@ def keypad_players(symbols: list[str]):
         assert any(p["type"] == "image_url" for p in request["messages"][-1]["content"])
         if "(nothing has been said yet)" in user:
             return ""  # malformed: an empty reply
-        if "Expert:" not in user:
+        if "My keypad symbols" not in user:
             listing = ", ".join(f"{p.replace('_', ' ')} {s}" for p, s in zip(POSITIONS, symbols, strict=True))
             return f"My keypad symbols: {listing}."
         advice = user.rsplit("Expert:", 1)[1]
@@ -359,20 +464,58 @@ def test_solver_and_expert_llms_talk_over_the_real_sdk(tmp_path):
         argv = [
             "run", "comma/keypad", "--agent", "llm", "--model", "openai:solver", "--expert-agent", "llm",
             "--expert-model", "openai:expert", "--base-url", srv.base_url, "--episodes", "1", "--out", str(out),
+            "--set", "expert_manual=text",
         ]  # fmt: skip
         assert main(argv) == 0
         models = [r["model"] for r in srv.requests]
     rec = records(out)[0]
     assert rec["error"] is None and rec["success"], rec
     assert rec["metrics"]["conversation_length"] == 3 and rec["metrics"]["mistakes"] == 0
-    assert models == ["solver", "solver", "expert", "solver"]
+    assert models == ["solver", "expert", "solver", "expert", "solver"]  # the expert answers every turn
     steps = [json.loads(x) for x in (out / rec["trajectory"]).read_text().splitlines()]
-    assert [s["validity"] for s in steps] == ["unparseable", "effective", "effective", "effective"]
-    assert (
-        steps[2]["role"] == "expert"
-        and steps[2]["images"] == []
-        and "My keypad symbols" in steps[2]["observation"]
-    )
+    assert [s["validity"] for s in steps] == [
+        "unparseable",
+        "effective",
+        "effective",
+        "effective",
+        "effective",
+    ]
+    assert steps[3]["role"] == "expert" and steps[3]["images"] == []
+    assert "My keypad symbols" in steps[3]["observation"]
+
+
+def test_an_expert_model_answers_a_reply_that_acts_and_its_manual_page_is_in_the_run_files(tmp_path):
+    """The authors' loop: the expert speaks after every solver turn, actions or not. The expert's
+    instructions (with the manual) and its manual page (a picture) are auditable from the run files."""
+    expert_requests: list[dict] = []
+
+    def respond(request: dict) -> str:
+        if "You are the EXPERT" in system_text(request):
+            expert_requests.append(request)
+            return "Noted."
+        return "press_top_left_button"  # the solver acts every turn and never asks
+
+    out = tmp_path / "acts"
+    with ScriptedServer(respond) as srv:
+        argv = [
+            "run", "comma/keypad", "--agent", "llm", "--model", "openai:solver", "--expert-agent", "llm",
+            "--expert-model", "openai:expert", "--base-url", srv.base_url, "--episodes", "1",
+            "--set", "max_steps=3", "--out", str(out),
+        ]  # fmt: skip
+        assert main(argv) == 0
+        models = [r["model"] for r in srv.requests]
+    rec = records(out)[0]
+    assert rec["error"] is None and not rec["success"]
+    assert models[:4] == ["solver", "expert", "solver", "expert"]
+    assert "press_top_left_button" in last_user_text(expert_requests[0])  # it sees the acting reply
+    assert any(p["type"] == "image_url" for p in expert_requests[0]["messages"][-1]["content"])
+    steps = [json.loads(x) for x in (out / rec["trajectory"]).read_text().splitlines()]
+    expert = next(s for s in steps if s["role"] == "expert")
+    assert "MANUAL - Keypad Puzzle" in expert["instructions"] and "in the picture" in expert["instructions"]
+    assert [i["label"] for i in expert["images"]] == ["manual"]
+    assert (out / rec["trajectory"]).parent.joinpath(expert["images"][0]["file"]).is_file()
+    solver = next(s for s in steps if s["role"] == "solver")
+    assert "You are the SOLVER" in solver["instructions"]
 
 
 def test_judge_model_through_the_cli_labels_failures_and_records_unparseable_verdicts(tmp_path):
@@ -424,7 +567,7 @@ def test_manuals_reach_the_expert_as_paragraphs_with_lists_kept():
     for name in NAMES:
         task = started(name)
         manual = task.observe("expert").instructions.split("MANUAL - ", 1)[1]
-        raw = task.module.manual()
+        raw = task.expert_manual_text()
         assert manual.split() == f"{task.module.title} {raw}".split()  # same words, nothing lost
         assert not re.search(r"[a-z,]\n[a-z(]", manual), name  # no sentence broken across lines
         items = [line.strip() for line in raw.splitlines() if re.match(r"\s*(- |\| |\d+\. )", line)]
@@ -482,8 +625,8 @@ def oracle_solver_replies(module: str) -> tuple[list[str], list[str]]:
 
 
 def terminal_lines(replies: list[str]) -> str:
-    # one terminal line is one reply; ';' separates the action lines within it
-    return "".join(reply.replace("\n", ";") + "\n" for reply in replies)
+    # one terminal line is one reply; a typed \n separates its lines (as the authors' human agent)
+    return "".join(reply.replace("\n", "\\n") + "\n" for reply in replies)
 
 
 @pytest.mark.parametrize("module", NAMES)
@@ -500,13 +643,28 @@ def test_a_person_in_the_solver_seat_defuses_every_puzzle_with_the_oracle_expert
     assert rec["success"] and rec["steps"] == rec["optimal_steps"], rec
 
 
-@pytest.mark.parametrize("module", [m for m in NAMES if m not in REALTIME])
+def expert_answers(module: str) -> list[str]:
+    """Instance 0 played in process as the test below plays it: the model solver asks first, then
+    carries out whatever the expert's last message says; the expert (a person) answers every turn
+    with the next step, here the oracle's lines for the moment the solver will act."""
+    task = started(module)
+    answers: list[str] = []
+    task.step("What do I do next?")
+    while not task.done:
+        text = task.session.oracle_solver_text()
+        answers.append(text)
+        task.step(text)
+        task.step(text)
+    return answers
+
+
+@pytest.mark.parametrize("module", NAMES)
 def test_a_person_in_the_expert_seat_talks_a_model_solver_through_the_puzzle(module, tmp_path, monkeypatch):
-    """The model solver asks, then carries out whatever action lines the expert's last message holds;
-    the person at the terminal answers each question with the next step read off the manual (here:
-    the oracle's step, computed beforehand)."""
-    _, acted = oracle_solver_replies(module)
-    monkeypatch.setattr("sys.stdin", io.StringIO(terminal_lines(acted)))
+    """The person in the expert seat has a real turn after every solver turn, on every puzzle (also
+    the real-time ones, where the oracle solver used to act alone); the model solver asks, then
+    carries out whatever action lines the expert's last message holds."""
+    answers = expert_answers(module)
+    monkeypatch.setattr("sys.stdin", io.StringIO(terminal_lines(answers)))
 
     def solver(request: dict) -> str:
         conversation = last_user_text(request).split("Conversation so far:", 1)[-1]
@@ -514,7 +672,7 @@ def test_a_person_in_the_expert_seat_talks_a_model_solver_through_the_puzzle(mod
         entries = re.split(r"^\[turn \d+\] ", conversation, flags=re.MULTILINE)
         last = entries[-1] if len(entries) > 1 else ""
         if last.startswith("Expert:"):
-            return last.removeprefix("Expert:").strip().replace(";", "\n")
+            return last.removeprefix("Expert:").strip()
         return "What do I do next?"
 
     out = tmp_path / "play"
@@ -527,4 +685,4 @@ def test_a_person_in_the_expert_seat_talks_a_model_solver_through_the_puzzle(mod
     rec = records(out)[0]
     assert rec["roles"]["expert"] == "human" and rec["roles"]["solver"].startswith("llm(openai:solver@")
     assert rec["error"] is None and rec["success"], rec
-    assert rec["metrics"]["expert_messages"] == len(acted) and rec["metrics"]["mistakes"] == 0
+    assert rec["metrics"]["expert_messages"] == len(answers) and rec["metrics"]["mistakes"] == 0

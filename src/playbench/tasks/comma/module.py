@@ -9,11 +9,20 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from PIL import Image
+
+MAX_WAIT = 59  # seconds one wait line may let the timer run
+WAIT_LINE = re.compile(r"wait_(\d+)_seconds?", re.IGNORECASE)
+
+
+def wait_line(seconds: int) -> str:
+    """The line that lets a real-time module's timer run `seconds` before the reply's next line."""
+    return f"wait_{seconds}_seconds"
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,9 @@ class PuzzleModule(ABC):
     deterministic in any process; `clock` is the simulated seconds left on the module timer."""
 
     name: ClassVar[str]  # "button", "dog", ... (the task id is comma/<name>)
+    # presentation options of the task (not instance data), set by the task after construction and
+    # left out of state(): e.g. the wire module's `mark_cut_wires`
+    options: dict[str, Any] = {}  # noqa: RUF012 - replaced per instance, never mutated
     title: ClassVar[str]  # "Button Puzzle"
     realtime: ClassVar[bool] = False  # the clock matters to the rules (button, dog)
     derived: ClassVar[frozenset[str]] = frozenset()  # attributes fixed by the parameters, left out of state()
@@ -53,12 +65,26 @@ class PuzzleModule(ABC):
     @classmethod
     @abstractmethod
     def generate(cls, rng: random.Random) -> dict[str, Any]:
-        """Parameters of a fresh instance, JSON-able, drawn only from `rng`."""
+        """Parameters of a fresh instance, JSON-able, drawn only from `rng`. A module with
+        generation variants (the button's colours, the keypad's columns) takes them as keyword
+        arguments named in `generation_options`; the task passes only those."""
+
+    generation_options: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     @abstractmethod
     def manual(cls) -> str:
-        """The manual text the expert receives (our own words, the paper's rules exactly)."""
+        """The manual text the expert receives (our own words, the paper's rules exactly). A module
+        whose manual depends on its instance's variant may make this an instance method."""
+
+    def manual_image(self) -> Image.Image | None:
+        """A page of the manual that the original gives the expert as a picture (the keypad's symbol
+        columns), or None. When the task shows it, the expert's text is `manual_beside_image()`."""
+        return None
+
+    def manual_beside_image(self) -> str:
+        """The manual text that goes with `manual_image()` (default: the whole text manual)."""
+        return self.manual()
 
     @abstractmethod
     def actions(self) -> list[str]:
@@ -89,7 +115,9 @@ class PuzzleModule(ABC):
     @abstractmethod
     def oracle_actions(self, clock: float) -> list[str]:
         """The correct action lines to play now (may be empty when the right move is to wait,
-        e.g. until the timer shows a digit). Following them from any reachable state solves it."""
+        e.g. until the timer shows a digit). Following them from any reachable state solves it.
+        A real-time module also takes `waits=True`: its plan may then hold `wait_line(n)` lines
+        (the timer runs n seconds before the next line), so it never needs to spend a turn waiting."""
 
     def oracle_instruction(self, clock: float) -> str:
         """What an expert who knew the true state would tell the solver this turn."""
@@ -119,4 +147,8 @@ class PuzzleModule(ABC):
         holds it). Default: every attribute but `params` (wires cut, stage, position, ...), so a new
         module is covered without writing anything; a module leaves out tables derived from its
         parameters through `derived`."""
-        return {k: plain(v) for k, v in sorted(vars(self).items()) if k != "params" and k not in self.derived}
+        return {
+            k: plain(v)
+            for k, v in sorted(vars(self).items())
+            if k not in ("params", "options") and k not in self.derived
+        }

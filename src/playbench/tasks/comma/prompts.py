@@ -13,13 +13,23 @@ SOLVER = (
     "they should be carried out. Write only the solver's part of the dialogue."
 )
 
+# the original's line under the action list ("When you want to perform an action, follow this format")
+ACTION_FORMAT = "To carry out an action, write its name:\naction_name"
+
+# real-time modules (button, dog) unless turn_clock: how to let the timer run inside a reply
+WAIT_NOTE = (
+    "The timer keeps running while you play. To act at a later moment, put a line wait_N_seconds "
+    "(N from 1 to {max_wait}) before the action: the timer runs N seconds, then the next line is "
+    "carried out."
+)
+
+# solver_hints (ours): how replies are read and the limits
 SOLVER_FORMAT = (
-    "How your reply is read: every line that contains the exact name of an available action (upper or "
-    "lower case does not matter) carries out that action, in order from the first line to the last. A "
-    "reply without any action name is sent to the expert as a message, and the expert answers it. Each "
-    "of your replies is one conversation turn; the game ends when the module is disarmed, after "
-    "{max_steps} turns{mistake_clause}. The module's timer is a simulated clock: it runs down "
-    "{seconds} seconds with every conversation turn."
+    "How your reply is read: every line that contains the name of an action (upper or lower case does "
+    "not matter) carries out that action, one action per line, in order from the first line to the "
+    "last. {answered} Each of your replies is one conversation turn; the game ends when the module is "
+    "disarmed, after {max_steps} turns{mistake_clause}. The module's timer is a simulated clock: it "
+    "runs down {seconds} seconds with every conversation turn."
 )
 
 EXPERT = (
@@ -28,6 +38,11 @@ EXPERT = (
     "see the module. Listen carefully to the solver's descriptions and give clear, correct instructions "
     "that lead them to the solution. Be as brief and exact as you can. If the solver's description is "
     "missing something you need, ask for it. Write only the expert's part of the dialogue."
+)
+
+ANSWERED_EVERY_TURN = "The expert reads every reply and answers it."
+ANSWERED_MESSAGES = (
+    "A reply without any action name is sent to the expert as a message, and the expert answers it."
 )
 
 EXPERT_WORD_LIMIT = "Keep each of your messages within {limit} words; anything longer is cut off."

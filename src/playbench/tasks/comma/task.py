@@ -1,14 +1,18 @@
 """The COMMA conversation: a solver who sees a puzzle module and an expert who holds its manual.
 
-Turns (AEC): the solver speaks first. Each solver reply is one conversation turn: if any of its lines
-contains an available action's name (case-insensitive), those lines are executed in order on the
-module; otherwise the reply is a message, the expert answers it, and the turn ends. The simulated
-clock runs down a fixed number of seconds per conversation turn. The episode ends when the module is
-disarmed (goal_reached), after `max_steps` turns (step_cap), at `mistake_limit` strikes
-(mistake_limit), or when the clock reaches zero (time_limit); with `judge=true` a judge then labels a
-failed episode. Any module driven through `PuzzleModule` plays the same way; `comma/all` deals
-instances of all ten. The episode template (`EpisodeTask`) runs the turn order, counts the solver's
-turns and applies the cap; `Session` holds the rules, shared with the instance generator.
+Turns (AEC), as the authors' game loop (`main.py` of pschwendy/multimodal_comms): the solver speaks
+first; each solver reply is one conversation turn, and the expert answers after every solver turn
+that did not end the game (`expert_answers="messages"`, ours, answers only replies without actions).
+Every line of a solver reply that contains an action's name (case-insensitive; the first of the
+module's actions in its own order) executes it, line after line, also after a strike; the solver is
+told only whether each action was a mistake (`rich_feedback`, ours, says why). The timer of the
+real-time modules runs a fixed number of seconds per conversation turn, and a reply may let it run
+further before an action (`wait_N_seconds`; `turn_clock`, ours, forbids that). The episode ends when
+the module is disarmed (goal_reached), after `max_steps` turns (step_cap), at `mistake_limit`
+strikes (mistake_limit), or when the clock reaches zero (time_limit); with `judge=true` a judge then
+labels a failed episode. Any module driven through `PuzzleModule` plays the same way; `comma/all`
+deals instances of all ten. The episode template (`EpisodeTask`) runs the turn order, counts the
+solver's turns and applies the cap; `Session` holds the rules, shared with the instance generator.
 """
 
 from __future__ import annotations
@@ -17,8 +21,7 @@ import json
 import random
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
@@ -30,7 +33,7 @@ from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, StepResult, TextPart, Validity
 from playbench.render.draw2d import to_png
 from playbench.tasks.comma import prompts, summaries
-from playbench.tasks.comma.module import PuzzleModule
+from playbench.tasks.comma.module import MAX_WAIT, WAIT_LINE, PuzzleModule
 from playbench.tasks.comma.modules import NAMES, module_class
 
 # The timer starts between 06:00 and 09:59 (drawn per instance), so the minutes digit (6-9) never
@@ -54,7 +57,13 @@ FAILED_BY = {
     Termination.MISTAKE_LIMIT: "mistake limit",
     Termination.TIME_LIMIT: "time out",
 }
-LINE_SPLIT = re.compile(r"\r\n|\r|\n|;")
+# A reply's lines: line breaks, and the two characters backslash-n a person types at a terminal (the
+# authors' human agent splits on those)
+LINE_SPLIT = re.compile(r"\r\n|\r|\n|\\n")
+# what the solver is told about an action (the authors' environment messages, in our words)
+ACTION_DONE = "The action was carried out."
+ACTION_MISTAKE = "That action was a mistake."
+WAIT = "wait"
 
 
 class CommaConfig(TaskConfig):
@@ -67,6 +76,19 @@ class CommaConfig(TaskConfig):
     seconds_per_turn: int = 7  # simulated seconds the timer runs down per conversation turn
     instances_per_module: int = 100  # size of the default set, per module
     judge: bool = False  # a judge labels failed episodes (set by --judge-model)
+    # the paper's protocol is the default; the options below restore extensions of ours
+    expert_answers: Literal["every_turn", "messages"] = (
+        "every_turn"  # "messages": only replies without actions
+    )
+    rich_feedback: bool = False  # tell the solver what each action did and why it was a mistake
+    stop_at_strike: bool = False  # a strike ends the reply: its later action lines are not carried out
+    solver_hints: bool = False  # show the solver the turn, the limits, its mistakes and how replies are read
+    turn_clock: bool = False  # time passes only with turns: no wait_N_seconds lines
+    button_colors: Literal["yellow", "all"] = "yellow"  # "all": red, blue and white buttons too (our rules)
+    keypad_columns: Literal[6, 4] = 6  # 4: our earlier four-column symbol table
+    expert_manual: Literal["image", "text"] = "image"  # "text": the keypad's columns described in words
+    mark_cut_wires: bool = False  # draw a gap in a cut wire (the original's picture does not change)
+    maze_layout: Literal["paper", "generated"] = "paper"  # "generated": our random perfect mazes
 
     @field_validator("module")
     @classmethod
@@ -123,24 +145,15 @@ class Entry:
     truth: str = ""  # the module's true state before the reply (the judge's eyes only)
 
 
-@lru_cache(maxsize=256)
-def _action_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    # longest names first, so at one position a name never loses to a shorter one it contains;
-    # the lookarounds keep `cut_wire_1` from matching inside `cut_wire_12`
-    alternatives = "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
-    return re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])", re.IGNORECASE)
-
-
 def actions_in(line: str, names: list[str]) -> list[str]:
-    """Every action named in `line`, left to right, in canonical spelling."""
-    if not names:
-        return []
-    canonical = {n.lower(): n for n in names}
-    return [canonical[m.group(0).lower()] for m in _action_pattern(tuple(names)).finditer(line)]
+    """Every action named in `line`, in the module's own order: as the authors' `execute_action`,
+    a name counts wherever it occurs in the line, upper or lower case."""
+    lowered = line.lower()
+    return [n for n in names if n.lower() in lowered]
 
 
 def find_action(line: str, names: list[str]) -> str | None:
-    """The action named in `line` (the leftmost one, in its canonical spelling), or None."""
+    """The action a line carries out: the first of the module's actions (in its order) it names."""
     found = actions_in(line, names)
     return found[0] if found else None
 
@@ -216,13 +229,15 @@ def parse_judge_label(text: str) -> str | None:
 class Session:
     """The rules of one episode without any rendering or turn order: the task and the instance
     generator (which plays the oracle pair to count `optimal_steps`) share it, so both see exactly
-    the same game. `turns` counts conversation turns (solver replies); the clock follows from it."""
+    the same game. `turns` counts conversation turns (solver replies); the clock runs
+    `seconds_per_turn` per turn plus the seconds the solver let it run with wait lines."""
 
     def __init__(self, module: PuzzleModule, start_clock: int, config: CommaConfig) -> None:
         self.module = module
         self.start_clock = start_clock
         self.config = config
         self.turns = 0
+        self.waited = 0  # seconds the solver let the timer run with wait lines
         self.mistakes = 0
         self.entries: list[Entry] = []
         self.mistake_pairs: set[tuple[str, str]] = set()
@@ -236,7 +251,12 @@ class Session:
 
     @property
     def clock(self) -> int:
-        return self.start_clock - self.turns * self.config.seconds_per_turn
+        return self.start_clock - self.turns * self.config.seconds_per_turn - self.waited
+
+    @property
+    def waits_allowed(self) -> bool:
+        """Wait lines work on the real-time modules unless the turn clock (ours) is chosen."""
+        return self.module.realtime and not self.config.turn_clock
 
     def ending(self, max_turns: int | None = None) -> Termination | None:
         """Why the game is over now, or None (the first that holds, in this order); the turn
@@ -251,14 +271,24 @@ class Session:
             return Termination.STEP_CAP
         return None
 
+    def expert_answers(self, result: StepResult) -> bool:
+        """Whether the expert speaks after this solver turn (which did not end the game)."""
+        return self.config.expert_answers == "every_turn" or result.parsed == "message"
+
     # --- the solver ---------------------------------------------------------------------------
     def read_solver(self, text: str) -> SolverReply | ParseError:
         if not text.strip():
             return ParseError(EMPTY_SOLVER_REPLY, reason="empty")
         vocabulary = self.module.action_vocabulary()
         lines = [line for line in LINE_SPLIT.split(text) if line.strip()]
-        named = [(line, action) for line in lines if (action := find_action(line, vocabulary)) is not None]
-        note = crowded_lines_note(lines, vocabulary) if named else None
+        named: list[tuple[str, str]] = []
+        for line in lines:
+            action = find_action(line, vocabulary)
+            if action is None and self.waits_allowed and WAIT_LINE.search(line):
+                action = WAIT
+            if action is not None:
+                named.append((line, action))
+        note = crowded_lines_note(lines, vocabulary) if named and self.config.rich_feedback else None
         return SolverReply(text, lines, named, note)
 
     def solver_turn(self, reply: SolverReply | ParseError) -> StepResult:
@@ -274,7 +304,7 @@ class Session:
         else:
             entry = Entry(self.turns + 1, "solver", _clip(reply.text), acted=bool(reply.named), truth=truth)
             self.entries.append(entry)
-            result = self._act(reply.named, clock, entry) if reply.named else self._message()
+            result = self._act(reply.named, entry) if reply.named else self._message()
             if reply.note is not None:
                 entry.results.append(reply.note)
                 result.feedback += f"\n{reply.note}"
@@ -293,23 +323,56 @@ class Session:
             info={"reply": "message"},
         )
 
-    def _act(self, named: list[tuple[str, str]], clock: int, entry: Entry) -> StepResult:
+    def _wait(self, line: str) -> tuple[str, bool]:
+        """A wait line: the timer runs its seconds (1-MAX_WAIT); the result and whether it ran."""
+        match = WAIT_LINE.search(line)
+        seconds = int(match.group(1)) if match else 0
+        if not 1 <= seconds <= MAX_WAIT:
+            return (
+                f"{match.group(0) if match else line}: waits are 1 to {MAX_WAIT} seconds (no effect).",
+                False,
+            )
+        self.waited += seconds
+        self.version += 1
+        return f"wait_{seconds}_seconds: the timer ran {seconds} seconds.", True
+
+    def _act(self, named: list[tuple[str, str]], entry: Entry) -> StepResult:
         executed: list[str] = []
+        carried: list[str] = []  # the lines carried out, waits included, in order
         unavailable: list[str] = []
+        waited = 0
         strikes = 0
         skipped = 0
         effective = False
-        for k, (_line, action) in enumerate(named):
+        for k, (line, action) in enumerate(named):
+            if action == WAIT:
+                text, ran = self._wait(line)
+                entry.results.append(text)
+                if ran:
+                    seconds = int(text.split("_")[1])
+                    waited += seconds
+                    carried.append(f"wait_{seconds}_seconds")
+                    effective = True
+                else:
+                    unavailable.append(WAIT)
+                if self.clock <= 0:  # the timer ran out while waiting
+                    break
+                continue
             if action not in self.module.actions():
                 unavailable.append(action)
                 entry.results.append(f"{action}: not available right now (no effect).")
                 continue
+            clock = self.clock
             state = self.module.state_key(clock)
             outcome = self.module.apply(action, clock)
             self.version += 1
             self.actions_executed += 1
             executed.append(action)
-            entry.results.append(f"{action}: {outcome.feedback}")
+            carried.append(action)
+            if self.config.rich_feedback:
+                entry.results.append(f"{action}: {outcome.feedback}")
+            else:
+                entry.results.append(f"{action}: {ACTION_MISTAKE if outcome.mistake else ACTION_DONE}")
             if outcome.mistake:
                 self.mistakes += 1
                 strikes += 1
@@ -318,26 +381,36 @@ class Session:
                 self.mistake_pairs.add((state, action))
             elif outcome.changed:
                 effective = True
-            # a strike (which is also what can reach the mistake limit) or the disarm ends the reply
-            if (outcome.mistake or self.module.solved) and k + 1 < len(named):
+            # as the authors' loop, the reply goes on after a strike; it stops once the module is
+            # disarmed or the mistake limit is reached (or, with stop_at_strike, at any strike)
+            over = self.module.solved or (
+                self.config.mistake_limit is not None and self.mistakes >= self.config.mistake_limit
+            )
+            if (over or (outcome.mistake and self.config.stop_at_strike)) and k + 1 < len(named):
                 skipped = len(named) - k - 1
-                reason = "the module is disarmed" if self.module.solved else "of the strike"
-                entry.results.append(
-                    f"The remaining {skipped} action line(s) were not carried out because {reason}."
-                )
+                if self.config.rich_feedback or self.config.stop_at_strike:
+                    reason = (
+                        "the module is disarmed"
+                        if self.module.solved
+                        else ("of the strike" if not over else "the mistake limit is reached")
+                    )
+                    entry.results.append(
+                        f"The remaining {skipped} action line(s) were not carried out because {reason}."
+                    )
                 break
         feedback = "\n".join(entry.results)
         info = {
             "reply": "actions",
             "executed": executed,
             "unavailable": unavailable,
+            "waited": waited,
             "skipped": skipped,
             "strikes": strikes,
         }
-        if not executed:
+        if not executed and not waited:
             return StepResult(Validity.INVALID, feedback, reason="unavailable", info=info)
         validity = Validity.EFFECTIVE if effective else Validity.INEFFECTIVE
-        return StepResult(validity, feedback, parsed="\n".join(executed), info=info)
+        return StepResult(validity, feedback, parsed="\n".join(carried), info=info)
 
     # --- the expert ---------------------------------------------------------------------------
     def read_expert(self, text: str) -> ExpertReply | ParseError:
@@ -363,10 +436,15 @@ class Session:
 
     # --- oracles --------------------------------------------------------------------------------
     def oracle_solver_text(self) -> str:
-        actions = self.module.oracle_actions(self.clock)
+        if self.waits_allowed:
+            actions = self.module.oracle_actions(self.clock, waits=True)  # type: ignore[call-arg]
+        else:
+            actions = self.module.oracle_actions(self.clock)
         return "\n".join(actions) if actions else WAIT_MESSAGE
 
     def oracle_expert_text(self) -> str:
+        if self.module.realtime:
+            return self.module.oracle_instruction(self.clock, waits=self.waits_allowed)  # type: ignore[call-arg]
         return self.module.oracle_instruction(self.clock)
 
     # --- transcripts ------------------------------------------------------------------------------
@@ -379,7 +457,8 @@ class Session:
                 lines.append(f"[turn {e.turn}] {who}: {e.text}")
                 continue
             who = "You" if viewer == "solver" else "Solver"
-            kind = " (acting on the module)" if e.acted else ""
+            # the original's players see the words only; the judge is told which replies acted
+            kind = " (acting on the module)" if e.acted and viewer == "judge" else ""
             lines.append(f"[turn {e.turn}] {who}{kind}: {e.text}")
             if viewer == "judge":
                 lines.append(f"    (true state before this turn: {e.truth})")
@@ -401,8 +480,9 @@ def make_instance(name: str, seed: int, index: int, config: CommaConfig) -> Comm
     cls = module_class(name)
     rng = random.Random(derive_seed("comma", name, seed, index))
     rules = config.model_copy(update={"max_steps": GENERATION_TURNS, "mistake_limit": None})
+    options = generation_options(cls, config)
     for _ in range(GENERATION_ATTEMPTS):
-        params = json.loads(json.dumps(cls.generate(rng)))  # plain JSON types, as after a round trip
+        params = json.loads(json.dumps(cls.generate(rng, **options)))  # plain JSON, as after a round trip
         start = rng.randint(START_CLOCK_MIN, START_CLOCK_MAX)
         steps = oracle_turns(cls(params), start, rules)
         if steps is not None:
@@ -415,12 +495,22 @@ def make_instance(name: str, seed: int, index: int, config: CommaConfig) -> Comm
     )
 
 
+def generation_options(cls: type[PuzzleModule], config: CommaConfig) -> dict[str, Any]:
+    """The task options a module's generator takes (`PuzzleModule.generation_options`)."""
+    values = {
+        "palette": config.button_colors,
+        "columns": config.keypad_columns,
+        "layout": config.maze_layout,
+    }
+    return {name: values[name] for name in cls.generation_options}
+
+
 def oracle_turns(module: PuzzleModule, start_clock: int, config: CommaConfig) -> int | None:
     """Conversation turns the oracle solver (with the oracle expert) needs, or None if it fails."""
     session = Session(module, start_clock, config)
     while session.ending(config.max_steps) is None:
         result = session.solver_turn(session.read_solver(session.oracle_solver_text()))
-        if result.parsed == "message" and session.ending(config.max_steps) is None:
+        if session.ending(config.max_steps) is None and session.expert_answers(result):
             session.expert_turn(session.read_expert(session.oracle_expert_text()))
     return session.turns if module.solved and session.mistakes == 0 else None
 
@@ -468,10 +558,12 @@ class CommaTask(EpisodeTask):
             raise ConfigError(
                 f"invalid comma instance {instance.id!r}: bad {instance.module} parameters ({exc})"
             ) from None
+        module.options = {"mark_cut_wires": self.config.mark_cut_wires}
         self.session = Session(module, instance.start_clock, self.config)
         self._awaiting_expert = False  # the solver's last reply was a message the expert answers
         self._feedback = ""  # what the solver's last reply did, shown at its next turn
         self._render_cache: tuple[tuple[int, int], bytes] | None = None
+        self._manual_png: bytes | None = None
 
     @property
     def module(self) -> PuzzleModule:
@@ -479,13 +571,15 @@ class CommaTask(EpisodeTask):
 
     def state(self) -> dict[str, Any]:
         """The module's whole state (wires cut, keys lit, stage, mouse, button held, ...), the
-        strikes and whether it is disarmed. The clock is left out on purpose: it is `start_clock -
-        turns * seconds_per_turn`, a function of the turn count (the template's step counter), and
-        every reply uses a turn, also an empty one or one naming only unavailable actions."""
+        strikes, whether it is disarmed and the seconds waited with wait lines. The clock itself is
+        left out on purpose: it is `start_clock - turns * seconds_per_turn - waited`, and the turn
+        count is the template's step counter; every reply uses a turn, also an empty one or one
+        naming only unavailable actions, so with the clock no reply could leave the state unchanged."""
         s = self.session
         return {
             "module": self.instance.module,
             "start_clock": s.start_clock,
+            "waited": s.waited,
             "mistakes": s.mistakes,
             "solved": self.module.solved,
             "puzzle": self.module.state(),
@@ -526,7 +620,7 @@ class CommaTask(EpisodeTask):
 
     def _after_step(self, role: str, result: StepResult) -> None:
         if role == "solver":
-            self._awaiting_expert = result.parsed == "message" and self.termination is None
+            self._awaiting_expert = self.termination is None and self.session.expert_answers(result)
             self._feedback = result.feedback
         else:
             self._awaiting_expert = False
@@ -545,42 +639,55 @@ class CommaTask(EpisodeTask):
         )
 
     def _image(self) -> bytes:
-        key = (self.session.turns, self.session.version)
+        key = (self.session.clock, self.session.version)
         if self._render_cache is None or self._render_cache[0] != key:
             self._render_cache = (key, to_png(self.module.render(float(self.session.clock))))
         return self._render_cache[1]
 
     def _solver_instructions(self) -> str:
-        limit = self.config.mistake_limit
-        mistake_clause = f" or after {limit} mistakes" if limit is not None else ""
-        return (
-            prompts.SOLVER
-            + "\n\n"
-            + prompts.SOLVER_FORMAT.format(
+        text = prompts.SOLVER
+        if self.session.waits_allowed:
+            text += "\n\n" + prompts.WAIT_NOTE.format(max_wait=MAX_WAIT)
+        if self.config.solver_hints:
+            limit = self.config.mistake_limit
+            every = self.config.expert_answers == "every_turn"
+            text += "\n\n" + prompts.SOLVER_FORMAT.format(
+                answered=prompts.ANSWERED_EVERY_TURN if every else prompts.ANSWERED_MESSAGES,
                 max_steps=self.config.max_steps,
-                mistake_clause=mistake_clause,
+                mistake_clause=f" or after {limit} mistakes" if limit is not None else "",
                 seconds=self.config.seconds_per_turn,
             )
-        )
+        return text
 
     def _observe_solver(self) -> Observation:
+        """What the original's solver gets: the module's picture, the actions with the line on how to
+        write one, and the conversation with what its actions did. `solver_hints` (ours) adds the
+        turn, the limits and the mistakes so far, and last turn's results on their own."""
         s = self.session
-        limit = f" (limit {self.config.mistake_limit})" if self.config.mistake_limit is not None else ""
-        header = (
-            f"{self.module.title}. Conversation turn {s.turns + 1} of {self.config.max_steps}. "
-            f"Mistakes so far: {s.mistakes}{limit}."
-        )
-        parts: list[TextPart | ImagePart] = [TextPart(header)]
-        if self._feedback:
-            parts.append(TextPart("What happened last turn:\n" + self._feedback))
+        parts: list[TextPart | ImagePart] = []
+        if self.config.solver_hints:
+            limit = f" (limit {self.config.mistake_limit})" if self.config.mistake_limit is not None else ""
+            parts.append(
+                TextPart(
+                    f"{self.module.title}. Conversation turn {s.turns + 1} of {self.config.max_steps}. "
+                    f"Mistakes so far: {s.mistakes}{limit}."
+                )
+            )
+            if self._feedback:
+                parts.append(TextPart("What happened last turn:\n" + self._feedback))
         parts.append(ImagePart(self._image(), label="module"))
         actions = self.module.actions()
-        parts.append(TextPart("Actions you can take now:\n" + ("\n".join(actions) or "(none)")))
+        parts.append(
+            TextPart(
+                "The actions available now:\n"
+                + ("\n".join(actions) or "(none)")
+                + "\n\n"
+                + prompts.ACTION_FORMAT
+            )
+        )
         transcript = s.transcript("solver") or "(nothing has been said yet)"
         parts.append(TextPart("Conversation so far:\n" + transcript))
-        parts.append(
-            TextPart("Your reply: a message to the expert, or action names to execute, one per line.")
-        )
+        parts.append(TextPart("Your reply:"))
         return Observation(
             role="solver",
             parts=parts,
@@ -593,25 +700,44 @@ class CommaTask(EpisodeTask):
                 "turn": s.turns + 1,
                 "mistakes": s.mistakes,
                 "clock": s.clock,  # the timer drawn on the module
+                "waits": s.waits_allowed,
                 "actions": list(actions),
                 "messages": {"solver": s.solver_messages, "expert": s.expert_messages},
             },
         )
+
+    def _manual_image(self) -> bytes | None:
+        """The manual page the expert gets as a picture (the keypad's columns), unless text-only."""
+        if self.config.expert_manual != "image":
+            return None
+        if self._manual_png is None:
+            page = self.module.manual_image()
+            self._manual_png = b"" if page is None else to_png(page)
+        return self._manual_png or None
+
+    def expert_manual_text(self) -> str:
+        """The manual text in the expert's instructions (beside the page when it gets the picture)."""
+        if self._manual_image() is not None:
+            return self.module.manual_beside_image()
+        return self.module.manual()
 
     def _observe_expert(self) -> Observation:
         s = self.session
         instructions = prompts.EXPERT
         if self.config.expert_word_limit is not None:
             instructions += " " + prompts.EXPERT_WORD_LIMIT.format(limit=self.config.expert_word_limit)
-        instructions += f"\n\nMANUAL - {self.module.title}\n\n{reflow(self.module.manual())}"
+        instructions += f"\n\nMANUAL - {self.module.title}\n\n{reflow(self.expert_manual_text())}"
+        parts: list[TextPart | ImagePart] = []
+        page = self._manual_image()
+        if page is not None:
+            parts.append(ImagePart(page, label="manual"))
+        parts += [
+            TextPart(f"Conversation so far ({self.module.title}):\n" + (s.transcript("expert") or "(none)")),
+            TextPart("Your reply to the solver:"),
+        ]
         return Observation(
             role="expert",
-            parts=[
-                TextPart(
-                    f"Conversation so far ({self.module.title}):\n" + (s.transcript("expert") or "(none)")
-                ),
-                TextPart("Your reply to the solver:"),
-            ],
+            parts=parts,
             instructions=instructions,
             legal_actions=[],
             step=s.turns,
@@ -619,6 +745,7 @@ class CommaTask(EpisodeTask):
                 **self._public_facts(),
                 "turn": s.turns,
                 "expert_word_limit": self.config.expert_word_limit,
+                "manual_image": page is not None,
             },
         )
 

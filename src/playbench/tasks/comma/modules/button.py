@@ -1,17 +1,18 @@
-"""Button puzzle (real time): tap or hold a coloured button; a held button is released by the timer.
+"""Button puzzle (real time): hold a button and release it when the timer shows the strip's digit.
 
-The paper's manual keeps only two clauses: a yellow button is held, and a held button is released
-when the countdown shows a digit chosen by the colour of the strip that lights up while it is held
-(blue 4, white 1, yellow 5, any other colour 1). The clauses for the other button colours were lost
-with the manual's figure; ours (Choice, in the README) decide by the button's colour alone, as the
-paper's puzzle list says (button colour, strip colour, time):
+The paper's manual and the authors' generator (`modules/old/button.py` of pschwendy/multimodal_comms,
+the module the paper ran before it was replaced) cover yellow buttons only: a yellow button is held,
+and a held button is released when the countdown shows a digit chosen by the colour of the strip
+that lights up while it is held (blue 4, white 1, yellow 5, any other colour 1). The strip is red,
+white, yellow, blue or green, fixed per instance and shown only while the button is held. That is
+the default palette, `yellow`.
 
-- yellow or blue button: hold it, then release by the strip rule;
-- red or white button: press and immediately release it (tap).
+The palette `all` (ours, an option off by default) adds red, blue and white buttons with rules of
+our own for the clauses the paper lost with its figure: yellow and blue buttons are held, red and
+white ones tapped (`tap_button`), and the strip is blue, white, yellow or red.
 
-The strip colour is fixed per instance and shown only while the button is held. A wrong tap, a
-release at the wrong time or releasing a button that should have been tapped is a strike; after a
-strike the button is released and can be tried again.
+Releasing at the wrong time (or, in `all`, a wrong tap or releasing a button to be tapped) is a
+strike; after a strike the button is released and can be tried again.
 """
 
 from __future__ import annotations
@@ -21,11 +22,15 @@ from typing import Any, ClassVar
 
 from PIL import Image
 
+from playbench.render.draw2d import draw_centered_text
 from playbench.tasks.comma import draw
-from playbench.tasks.comma.module import ActionResult, PuzzleModule
+from playbench.tasks.comma.module import MAX_WAIT, ActionResult, PuzzleModule, wait_line
 
-BUTTON_COLORS: tuple[str, ...] = ("red", "blue", "yellow", "white")
-STRIP_COLORS: tuple[str, ...] = ("blue", "white", "yellow", "red")
+PALETTES: tuple[str, ...] = ("yellow", "all")
+BUTTON_COLORS: tuple[str, ...] = ("red", "blue", "yellow", "white")  # palette "all" (ours)
+STRIP_COLORS: tuple[str, ...] = ("blue", "white", "yellow", "red")  # palette "all" (ours)
+# the authors' generator: a yellow button labelled PRESS, a strip of one of five colours
+PAPER_STRIP_COLORS: tuple[str, ...] = ("red", "white", "yellow", "blue", "green")
 HOLD_COLORS: frozenset[str] = frozenset({"yellow", "blue"})
 RELEASE_DIGIT: dict[str, str] = {"blue": "4", "white": "1", "yellow": "5"}
 OTHER_STRIP_DIGIT = "1"
@@ -48,19 +53,39 @@ class ButtonModule(PuzzleModule):
     title: ClassVar[str] = "Button Puzzle"
     realtime: ClassVar[bool] = True
 
+    generation_options: ClassVar[tuple[str, ...]] = ("palette",)
+    derived: ClassVar[frozenset[str]] = frozenset({"palette"})
+
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)
         self.color: str = params["button_color"]
         self.strip: str = params["strip_color"]
+        # instances made before the palette option were drawn from every colour
+        self.palette: str = params.get("palette", "all")
+        if self.palette not in PALETTES:
+            raise ValueError(f"palette {self.palette!r} is not one of {', '.join(PALETTES)}")
+        if self.palette == "yellow" and self.color != "yellow":
+            raise ValueError(f"the yellow palette has yellow buttons only, not {self.color}")
         self.held = False
         self._solved = False
 
     @classmethod
-    def generate(cls, rng: random.Random) -> dict[str, Any]:
-        return {"button_color": rng.choice(BUTTON_COLORS), "strip_color": rng.choice(STRIP_COLORS)}
+    def generate(cls, rng: random.Random, palette: str = "yellow") -> dict[str, Any]:
+        if palette == "yellow":
+            return {
+                "button_color": "yellow",
+                "strip_color": rng.choice(PAPER_STRIP_COLORS),
+                "palette": palette,
+            }
+        return {
+            "button_color": rng.choice(BUTTON_COLORS),
+            "strip_color": rng.choice(STRIP_COLORS),
+            "palette": palette,
+        }
 
-    @classmethod
-    def manual(cls) -> str:
+    def manual(self) -> str:  # type: ignore[override]
+        if self.palette == "yellow":
+            return PAPER_MANUAL
         return (
             "The module has one large coloured button, an unlit strip to its right and the countdown "
             "timer (Time Left, minutes:seconds).\n"
@@ -89,15 +114,17 @@ class ButtonModule(PuzzleModule):
     def actions(self) -> list[str]:
         if self._solved:
             return []
-        return [RELEASE] if self.held else [TAP, HOLD]
+        if self.held:
+            return [RELEASE]
+        return [HOLD] if self.palette == "yellow" else [TAP, HOLD]
 
     def action_vocabulary(self) -> list[str]:
-        return [TAP, HOLD, RELEASE]
+        return [HOLD, RELEASE] if self.palette == "yellow" else [TAP, HOLD, RELEASE]
 
     def apply(self, action: str, clock: float) -> ActionResult:
         if self._solved:
             return ActionResult("The module is already disarmed.", changed=False)
-        if action == TAP:
+        if action == TAP and self.palette == "all":
             if self.held:
                 return ActionResult("The button is being held; release it instead.", changed=False)
             if self._must_hold():
@@ -145,6 +172,7 @@ class ButtonModule(PuzzleModule):
             outline=draw.PANEL_EDGE,
             width=4,
         )
+        draw_centered_text(d, (cx + pressed / 2, cy + pressed / 2), "PRESS", draw.font(44, "bold"), draw.INK)
         sx0, sy0 = x1 - 80, y0 + 40
         strip_fill = draw.COLORS[self.strip] if self.held else (60, 60, 60)
         d.rounded_rectangle(
@@ -173,18 +201,25 @@ class ButtonModule(PuzzleModule):
         shows = "shows" if shows_digit(clock, digit) else "does not show"
         return f"{self.color} button held, strip lit {self.strip}, the timer {shows} a {digit}"
 
-    def oracle_actions(self, clock: float) -> list[str]:
+    def _wait_for_digit(self, clock: float) -> int:
+        """Seconds (0 = now) until the timer shows the strip's digit."""
+        digit = release_digit(self.strip)
+        return next(w for w in range(MAX_WAIT + 1) if shows_digit(clock - w, digit))
+
+    def oracle_actions(self, clock: float, waits: bool = False) -> list[str]:
         if self._solved:
             return []
         if not self._must_hold():
             return [RELEASE] if self.held else [TAP]
-        ready = shows_digit(clock, release_digit(self.strip))
-        if self.held:
-            return [RELEASE] if ready else []
-        # hold now; when the digit is already showing, release in the same instant
-        return [HOLD, RELEASE] if ready else [HOLD]
+        wait = self._wait_for_digit(clock)
+        hold = [] if self.held else [HOLD]
+        if wait == 0:
+            return [*hold, RELEASE]  # when the digit is already showing, release in the same instant
+        if waits:
+            return [*hold, wait_line(wait), RELEASE]
+        return hold
 
-    def oracle_instruction(self, clock: float) -> str:
+    def oracle_instruction(self, clock: float, waits: bool = False) -> str:
         if self._solved:
             return "The module is disarmed; nothing more to do."
         if not self._must_hold():
@@ -192,8 +227,22 @@ class ButtonModule(PuzzleModule):
                 return f"A {self.color} button must be tapped. Let go now:\n{RELEASE}"
             return f"A {self.color} button is pressed and released at once:\n{TAP}"
         digit = release_digit(self.strip)
-        actions = self.oracle_actions(clock)
+        actions = self.oracle_actions(clock, waits=waits)
         head = f"A {self.color} button is held. With a {self.strip} strip, release when the timer shows a {digit}."
         if not actions:
             return head + " Not yet: keep holding and wait for the digit."
         return head + " Do this now:\n" + "\n".join(actions)
+
+
+PAPER_MANUAL = """\
+BUTTON PUZZLE
+
+If the button is yellow, hold it down and use the rules below to decide when to let it go.
+
+While the button is held down, a strip on the right side of the module lights up in a colour.
+The strip's colour tells when to release the button:
+- Blue strip: release when the countdown timer shows a 4 in any position.
+- White strip: release when the countdown timer shows a 1 in any position.
+- Yellow strip: release when the countdown timer shows a 5 in any position.
+- A strip of any other colour: release when the countdown timer shows a 1 in any position.
+"""

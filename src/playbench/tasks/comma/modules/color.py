@@ -7,11 +7,16 @@ every non-white square of the topmost row (or leftmost column) that still has no
 Pressing a square of the group turns it white; a stage ends when the whole group is white. Pressing
 a non-white square outside the group is a strike and resets the module.
 
-Choices (README): after each stage every non-white square takes a new colour, drawn from a seed fixed
-by the instance and the stage (so runs are reproducible); if the table then names a colour with no
-square left, one non-white square takes that colour, so the named group is never empty. A reset
-restores the starting grid. Pressing an already white square does nothing. Partial score: the most
-white squares ever reached / 16.
+As in the authors' module (`modules/colour.py` of pschwendy/multimodal_comms): the grid is drawn at
+random and then its first five squares (in reading order) take red, blue, green, yellow and
+magenta, so every colour is present; after each stage every non-white square takes a new random
+colour and, while at least five are left, the first five non-white squares again take the five
+colours. The draws come from a seed fixed by the instance and the stage, so runs are reproducible.
+A reset restores the starting grid; pressing an already white square does nothing. Partial score,
+as the authors' `get_score`: the most white squares reached / 16. Choice (ours): if the table
+names a colour with no square left (possible only with fewer than five non-white squares), one
+non-white square takes that colour, so the named group is never empty and the module stays
+solvable.
 """
 
 from __future__ import annotations
@@ -77,6 +82,15 @@ def first_group(grid: list[str]) -> str:
     return min(counts)[2]
 
 
+def _with_every_colour(grid: list[str]) -> list[str]:
+    """The authors' rule: with at least five non-white squares, the first five take the five colours."""
+    non_white = [i for i, c in enumerate(grid) if c != "white"]
+    if len(non_white) >= len(COLORS):
+        for i, color in zip(non_white, COLORS, strict=False):
+            grid[i] = color
+    return grid
+
+
 class ColorModule(PuzzleModule):
     name: ClassVar[str] = "color"
     title: ClassVar[str] = "Color Puzzle"
@@ -96,7 +110,8 @@ class ColorModule(PuzzleModule):
 
     @classmethod
     def generate(cls, rng: random.Random) -> dict[str, Any]:
-        return {"grid": [rng.choice(COLORS) for _ in range(SIZE * SIZE)], "seed": rng.randrange(2**31)}
+        grid = _with_every_colour([rng.choice(COLORS) for _ in range(SIZE * SIZE)])
+        return {"grid": grid, "seed": rng.randrange(2**31)}
 
     @classmethod
     def manual(cls) -> str:
@@ -104,24 +119,22 @@ class ColorModule(PuzzleModule):
             f"- {whites} white: " + ", ".join(f"{g} -> {n}" for g, n in zip(GROUPS, nxt, strict=True))
             for whites, nxt in TABLE.items()
         )
+        # the paper's Appendix A manual, in our words
         return (
-            "The module is a 4x4 grid of coloured squares (red, blue, green, yellow, magenta). Pressing a "
-            "square of the correct group lights it up white. Make every square white to disarm the module.\n"
-            "Squares are pressed with click_row_R_col_C (rows 1-4 from the top, columns 1-4 from the left).\n"
+            "COLOR PUZZLE\n"
             "\n"
-            "First stage: press every square of the colour that has the fewest squares. If colours tie, "
-            "take the one that comes first in this order: red, blue, green, yellow, magenta.\n"
+            "Press every square of the correct group to move the module on. A pressed square lights up "
+            "white. The module is disarmed when every square is white.\n"
+            "To begin, press the colour group with the fewest squares. On a tie, take the colour that "
+            "comes first in this list: red, blue, green, yellow, magenta.\n"
+            "After that, the table below gives the group to press at each stage. A group is all squares "
+            "of one colour, or all non-white squares of the topmost row, or of the leftmost column, that "
+            "still has non-white squares. Pressing a wrong square causes a strike and resets the module. "
+            "White squares stay white until the end, but the non-white squares may change colour at each "
+            "stage.\n"
             "\n"
-            "Later stages: once every square of the current group is white, the next group comes from the "
-            "table below, using the number of squares that are white now and the group pressed last. A "
-            "group is either all squares of one colour, or 'row': all non-white squares in the topmost row "
-            "that still has non-white squares, or 'column': all non-white squares in the leftmost column "
-            "that still has non-white squares. White squares stay white for the rest of the module, but the "
-            "non-white squares may change colour after each stage. Pressing a non-white square outside the "
-            "group is a strike and resets the whole module to its starting colours.\n"
-            "\n"
-            "Next group, by number of white squares (previously pressed group -> group to press now):\n"
-            + rows
+            "Next group: look up the number of squares that are white now and the group pressed before "
+            "(previously pressed group -> group to press now):\n" + rows
         )
 
     def actions(self) -> list[str]:
@@ -138,9 +151,7 @@ class ColorModule(PuzzleModule):
             return "Every square is white: the module is disarmed."
         rng = random.Random(derive_seed("comma-color", self.params["seed"], self.stage))
         self.stage += 1
-        for i, c in enumerate(self.grid):
-            if c != "white":
-                self.grid[i] = rng.choice(COLORS)
+        self.grid = _with_every_colour([c if c == "white" else rng.choice(COLORS) for c in self.grid])
         self.target = TABLE[whites][GROUPS.index(self.previous)]
         if not group_members(self.grid, self.target):  # only a colour group can be empty here
             spot = rng.choice([i for i, c in enumerate(self.grid) if c != "white"])

@@ -15,7 +15,7 @@ from typing import Any
 from PIL import Image, ImageOps
 
 from playbench.tasks.comma import draw
-from playbench.tasks.comma.module import ActionResult, PuzzleModule
+from playbench.tasks.comma.module import ActionResult, PuzzleModule, wait_line
 
 ART_DIR = Path(__file__).resolve().parent.parent / "assets" / "animals"
 DOG_KINDS: tuple[str, ...] = ("dog", "dog_face", "poodle", "guide_dog", "service_dog")
@@ -54,20 +54,13 @@ def animal_art(kind: str) -> Image.Image:
         return image.convert("RGBA")
 
 
+# the paper's Appendix A manual, in our words
 MANUAL = f"""\
 DOG PUZZLE
 
-The module shows a timer counting down (minutes and seconds left, MM:SS), a serial number, a
-picture of several animals and a submit button. The picture contains between 0 and {MAX_DOGS}
-dogs; the other animals in it do not count. Any kind of dog counts as a dog (a dog seen whole or
-only its face, a poodle, a guide dog, a service dog).
-
-Count the dogs. Then press the submit button at a moment when the last digit of the time left
-(the last digit of the seconds) equals the number of dogs. For example, with 3 dogs, submit when
-the timer shows 04:23 or 04:13, and with no dogs, when it shows 04:20. Pressing submit when the
-last digit does not match is a mistake (a strike). The serial number plays no part in this puzzle.
-
-The solver's only action is submit.
+The display will show a picture with between 0 and {MAX_DOGS} dogs in it. Count the dogs, then press
+the submit button at a moment when the last digit of the time left equals the number of dogs in
+the picture.
 """
 
 
@@ -171,20 +164,26 @@ class DogModule(PuzzleModule):
         # reading never repeats, so it would hide every repetition loop).
         return f"{self.dogs} dogs in the picture, the timer's last digit is {shown_seconds(clock) % 10}"
 
-    def oracle_actions(self, clock: float) -> list[str]:
-        if self.solved or shown_seconds(clock) % 10 != self.dogs:
+    def oracle_actions(self, clock: float, waits: bool = False) -> list[str]:
+        if self.solved:
             return []
-        return ["submit"]
+        wait = (shown_seconds(clock) - self.dogs) % 10  # seconds until the last digit is the count
+        if wait == 0:
+            return ["submit"]
+        return [wait_line(wait), "submit"] if waits and clock - wait > 0 else []
 
-    def oracle_instruction(self, clock: float) -> str:
+    def oracle_instruction(self, clock: float, waits: bool = False) -> str:
         # The expert answers after the turn's clock step, so `clock` is what the solver will see on
         # its next turn; the expert still gives the rule for the count (press submit on a turn whose
         # last digit matches) because a solver that waits or asks again needs it on later turns too.
         if self.solved:
             return "The module is disarmed; nothing more to do."
         plural = "dog" if self.dogs == 1 else "dogs"
-        return (
-            f"The picture has {self.dogs} {plural}. Press submit only on a turn when the last digit of "
-            f"the timer is {self.dogs} (it shows {draw.format_clock(clock)} now); otherwise wait. "
-            "The action is submit."
+        rule = (
+            f"The picture has {self.dogs} {plural}. Press submit when the last digit of the timer is "
+            f"{self.dogs} (it shows {draw.format_clock(clock)} now)"
         )
+        actions = self.oracle_actions(clock, waits=waits)
+        if not actions:  # with the turn clock: say it again on a turn whose digit matches
+            return rule + ". Not yet: wait for a turn whose last digit matches. The action is submit."
+        return rule + ":\n" + "\n".join(actions)

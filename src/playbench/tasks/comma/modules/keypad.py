@@ -1,22 +1,26 @@
 """Keypad puzzle: four symbol keys in a 2x2 grid, pressed in the order one manual column gives.
 
-The manual shows four columns of seven symbols; exactly one column holds all four symbols on the
-keypad, and the keys are pressed in the order their symbols appear in that column, top to bottom.
-The paper's columns were an image lost from its text, so ours are designed here (Choice): any two
-columns share at most two symbols, hence every set of four symbols from one column occurs in no
-other column and every instance has exactly one answer.
+The manual's symbol page holds six columns of seven symbols, laid out as the authors' page
+(`images/keypad/Col1..Col6` of pschwendy/multimodal_comms): 27 different symbols, 15 of them in two
+columns, at the same places as there, so no two columns share more than three symbols and every
+set of four symbols from one column occurs in that column only. The glyphs are ours (DejaVu Sans
+characters); the original's pictures are not shipped. The expert gets the page as a picture
+(`manual_image`), as the original expert does; the text-only manual (`--set expert_manual=text`)
+lists the columns with a written description of every glyph instead. `columns=4` (params) is our
+earlier layout of four columns, kept for the `keypad_columns=4` option.
 
-Pressing any key other than the next one in the order is a strike and turns the lit keys off (the
-sequence starts again). Partial score (FACTS: keys pressed correctly / 4) counts the longest correct
-run reached during the episode.
+As in the authors' module, pressing any key other than the next one in the order (a lit key too) is
+a strike and turns the lit keys off, so the sequence starts again. Partial score, as the authors'
+`get_score`: the keys lit at the last correct press / 4 (a strike does not take it away).
 """
 
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from typing import Any, ClassVar
 
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from playbench.render.draw2d import draw_centered_text
 from playbench.tasks.comma import draw
@@ -49,14 +53,33 @@ SYMBOLS: dict[str, str] = {
     "æ": "the ae ligature: a and e joined",
     "Ҋ": "Cyrillic short i with a tail: an N-like letter with a breve on top and a tail",
     "Ω": "Greek capital omega: a horseshoe standing on two feet",
+    "ټ": "Arabic teh with ring: a shallow bowl with two dots above it and a small ring below",
+    "҂": "Cyrillic thousands sign: two short slanted strokes crossed by two more, like a tilted hash",
 }
 
-# Four columns, top to bottom. Any two share at most two symbols (checked in the tests).
+# The six columns, top to bottom: 27 symbols, the 15 shared ones at the places the authors' page
+# shares them (the same file in two column folders). Any two columns share at most three symbols.
 COLUMNS: tuple[tuple[str, ...], ...] = (
+    ("Ϙ", "Ѧ", "ƛ", "Ϟ", "Ѭ", "ϗ", "Ͽ"),
+    ("Ӭ", "Ϙ", "Ͽ", "Ҩ", "☆", "ϗ", "¿"),
+    ("©", "Ѽ", "Ҩ", "Җ", "Ԇ", "ƛ", "☆"),
+    ("б", "¶", "ѣ", "Ѭ", "Җ", "¿", "ټ"),
+    ("ψ", "ټ", "ѣ", "Ͼ", "¶", "Ѯ", "★"),
+    ("б", "Ӭ", "҂", "æ", "ψ", "Ҋ", "Ω"),
+)
+# Our earlier four columns (any two share at most two symbols), for `keypad_columns=4`.
+COLUMNS_4: tuple[tuple[str, ...], ...] = (
     ("Ϙ", "Ѧ", "ƛ", "Ϟ", "Ѭ", "ϗ", "Ͼ"),
     ("Ӭ", "Ϙ", "Ͼ", "Ҩ", "☆", "¿", "©"),
     ("Ѽ", "Җ", "Ԇ", "ƛ", "б", "¶", "ѣ"),
     ("ψ", "Ͽ", "Ѯ", "★", "æ", "Ҋ", "Ω"),
+)
+TABLES: dict[int, tuple[tuple[str, ...], ...]] = {6: COLUMNS, 4: COLUMNS_4}
+
+# the paper's Appendix A manual text (the columns themselves were its figure), in our words
+PAPER_TEXT = (
+    "Exactly one column holds all four symbols of the keypad. Press the four buttons in the order "
+    "in which their symbols appear in that column, from top to bottom."
 )
 
 POSITIONS: tuple[str, ...] = ("top_left", "top_right", "bottom_left", "bottom_right")
@@ -70,40 +93,50 @@ class KeypadModule(PuzzleModule):
     name: ClassVar[str] = "keypad"
     title: ClassVar[str] = "Keypad Puzzle"
 
+    generation_options: ClassVar[tuple[str, ...]] = ("columns",)
+    derived: ClassVar[frozenset[str]] = frozenset({"table"})
+
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)
+        # instances made before the six-column page used the four-column one
+        columns = int(params.get("columns", 4))
+        if columns not in TABLES:
+            raise ValueError(f"the keypad manual has 6 (or our 4) columns, not {columns}")
+        self.table = TABLES[columns]
         self.symbols: list[str] = list(params["symbols"])  # in POSITIONS order
-        column = COLUMNS[int(params["column"])]
+        column = self.table[int(params["column"])]
+        if len(self.symbols) != 4 or not set(self.symbols) <= set(column):
+            raise ValueError(
+                f"keypad symbols {self.symbols} are not four symbols of column {params['column']}"
+            )
         # positions in the order they must be pressed
         self.order: list[str] = sorted(
             POSITIONS, key=lambda p: column.index(self.symbols[POSITIONS.index(p)])
         )
         self.progress = 0  # keys lit in the right order so far
-        self.best = 0
+        self.scored = 0  # keys lit at the last correct press (the authors' score)
 
     @classmethod
-    def generate(cls, rng: random.Random) -> dict[str, Any]:
-        column = rng.randrange(len(COLUMNS))
-        chosen = rng.sample(COLUMNS[column], 4)  # already in a random placement order
-        return {"column": column, "symbols": chosen}
+    def generate(cls, rng: random.Random, columns: int = 6) -> dict[str, Any]:
+        table = TABLES[columns]
+        column = rng.randrange(len(table))
+        chosen = rng.sample(table[column], 4)  # already in a random placement order
+        return {"columns": columns, "column": column, "symbols": chosen}
 
-    @classmethod
-    def manual(cls) -> str:
-        lines = [
-            "The module has four keys in a 2x2 grid, each showing one symbol.",
-            "Exactly one of the four columns below contains all four symbols of the keypad. Find it, then "
-            "press the four keys in the order in which their symbols appear in that column, from top to "
-            "bottom. Pressing any other key than the next one in that order is a strike and switches off "
-            "the keys already lit, so the sequence starts again from the first symbol.",
-            "Key actions: press_top_left_button, press_top_right_button, press_bottom_left_button, "
-            "press_bottom_right_button.",
-            "",
-        ]
-        for i, column in enumerate(COLUMNS, 1):
+    def manual(self) -> str:  # type: ignore[override]
+        """The text-only manual: the paper's text and every column with its glyphs described."""
+        lines = ["KEYPAD PUZZLE", "", PAPER_TEXT, ""]
+        for i, column in enumerate(self.table, 1):
             lines.append(f"Column {i} (top to bottom):")
             lines.extend(f"  {k}. {s}  - {SYMBOLS[s]}" for k, s in enumerate(column, 1))
             lines.append("")
         return "\n".join(lines).rstrip()
+
+    def manual_beside_image(self) -> str:
+        return f"KEYPAD PUZZLE\n\n{PAPER_TEXT}\n\nThe columns are in the picture of the manual page."
+
+    def manual_image(self) -> Image.Image:
+        return manual_page(self.table)
 
     def actions(self) -> list[str]:
         return [] if self.solved else [action_for(p) for p in POSITIONS]
@@ -120,7 +153,7 @@ class KeypadModule(PuzzleModule):
         label = position.replace("_", " ")
         if position == self.order[self.progress]:
             self.progress += 1
-            self.best = max(self.best, self.progress)
+            self.scored = self.progress
             if self.solved:
                 return ActionResult(
                     f"The {label} key lights up. All four keys are lit: the module is disarmed."
@@ -136,7 +169,7 @@ class KeypadModule(PuzzleModule):
         return self.progress == 4
 
     def partial_score(self) -> float:
-        return self.best / 4
+        return self.scored / 4
 
     def render(self, clock: float) -> Image.Image:
         image, d, (x0, y0, x1, y1) = draw.module_canvas(self.title, clock, self.solved)
@@ -171,9 +204,29 @@ class KeypadModule(PuzzleModule):
     def oracle_instruction(self, clock: float) -> str:
         if self.solved:
             return "The module is disarmed; nothing more to do."
-        column = int(self.params["column"]) + 1
+        column = int(self.params["column"]) + 1  # the page numbers its columns from 1
         order = ", ".join(self.symbols[POSITIONS.index(p)] for p in self.order)
         return (
             f"Your symbols are all in column {column}; their order there is {order}. Press, one per line:\n"
             + "\n".join(self.oracle_actions(clock))
         )
+
+
+@lru_cache(maxsize=2)
+def manual_page(table: tuple[tuple[str, ...], ...]) -> Image.Image:
+    """The manual's symbol page: the columns side by side, numbered, seven boxed glyphs each."""
+    cell, gap, margin, head = 96, 18, 28, 86
+    width = 2 * margin + len(table) * cell + (len(table) - 1) * gap
+    height = head + 7 * cell + margin
+    page = Image.new("RGB", (width, height), (250, 248, 240))
+    d = ImageDraw.Draw(page)
+    draw_centered_text(d, (width / 2, 30), "KEYPAD - SYMBOL COLUMNS", draw.font(26, "bold"), draw.INK)
+    glyph_font = draw.font(62, "sans")
+    for c, column in enumerate(table):
+        x = margin + c * (cell + gap)
+        draw_centered_text(d, (x + cell / 2, head - 22), f"Column {c + 1}", draw.font(18, "bold"), draw.INK)
+        for r, symbol in enumerate(column):
+            y = head + r * cell
+            d.rectangle((x, y, x + cell, y + cell), fill=(255, 255, 255), outline=draw.INK, width=2)
+            draw_centered_text(d, (x + cell / 2, y + cell / 2 + 4), symbol, glyph_font, draw.INK)
+    return page

@@ -75,20 +75,20 @@ class LedModule(PuzzleModule):
 
     @classmethod
     def manual(cls) -> str:
+        # the paper's Appendix A manual, in our words
         return (
-            "Two to five LEDs sit in a row at the top of the module, one per stage; the stages must be "
-            "solved in order. The current stage number is shown in the top left corner of the module, "
-            "and the current stage's LED is lit in a colour that gives the stage's multiplier:\n"
+            "LED PUZZLE\n"
+            "\n"
+            "Two to five LEDs at the top of the module stand for its stages; the stages must be solved in "
+            "order to disarm it. Four buttons show four different letters, and the letters change at each "
+            "stage. A number in the top left of the module tells the current stage. The LED of the current "
+            "stage gives its multiplier by its colour:\n"
             "- Red: 2\n- Green: 3\n- Blue: 4\n- Yellow: 5\n- Purple: 6\n- Orange: 7\n"
             "\n"
-            "Four buttons in a 2x2 grid each show a letter; the letters change at every stage. Give each "
-            "letter its place in the alphabet counting from zero (A = 0, B = 1, C = 2, ..., Z = 25). A "
-            "button is correct when its letter's value multiplied by the stage's multiplier, modulo 26, "
-            "equals the value of the letter on the button diagonally opposite it (top left with bottom "
-            "right, top right with bottom left). In each stage press one correct button; more than one "
-            "button may be correct. Pressing a wrong button is a strike and the stage stays the same.\n"
-            "Button actions: press_top_left_button, press_top_right_button, press_bottom_left_button, "
-            "press_bottom_right_button."
+            "Give each letter of the alphabet a number from 0 to 25 (A = 0, B = 1, C = 2, and so on). A "
+            "button is correct if its letter's number times the current stage's multiplier, modulo 26, "
+            "equals the number of the letter on the button diagonally opposite it. In each stage, press a "
+            "correct button. More than one button may be correct."
         )
 
     def actions(self) -> list[str]:

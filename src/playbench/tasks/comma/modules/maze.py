@@ -5,11 +5,16 @@ The module shows the maze from above: white squares are open, dark squares are w
 turns left or right. Four coloured spheres lie on open squares and a coloured torus sits on the
 middle square; the torus colour picks the accepting sphere (green -> blue, blue -> red,
 red -> green, yellow -> yellow). Pressing the labyrinth button on the accepting square disarms the
-module; pressing it anywhere else is a strike. Walking into a wall or the edge does nothing.
+module; pressing it anywhere else is a strike and, as in the authors' module (`modules/maze.py` of
+pschwendy/multimodal_comms), puts the mouse back where it started. Walking into a wall or the edge
+does nothing. Partial score, as the authors' `get_score`, from where the mouse is at the end:
+|d(start) - d(end)| / d(start), with d the straight-line distance (in squares) to the accepting
+square.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections import deque
 from typing import Any
@@ -36,12 +41,27 @@ ACTIONS: tuple[str, ...] = (
     "press_labyrinth_button",
 )
 
+LAYOUTS: tuple[str, ...] = ("paper", "generated")
+# The authors' maze (`modules/maze.py` and every maze of their `config/puzzles_final.json`): one
+# layout, '#' a wall, the torus on the blocked middle square, the spheres at fixed places.
+PAPER_LAYOUT: tuple[str, ...] = (
+    "#.#######",
+    "#.#...#.#",
+    "#.#.#.#.#",
+    "#...#...#",
+    "###.###.#",
+    "#.....#.#",
+    "#.###.#.#",
+    "#...#...#",
+    "###.#####",
+)
 OPEN = (248, 248, 244)
 WALL = (44, 46, 52)
 TILE = 44
 GRID_X, GRID_Y = 26, 98  # top-left corner of the grid inside the shared panel
 
 Cell = tuple[int, int]
+PAPER_SPHERES: dict[str, Cell] = {"green": (1, 1), "blue": (1, 7), "red": (7, 1), "yellow": (7, 7)}
 
 
 def carve(rng: random.Random) -> list[str]:
@@ -91,33 +111,22 @@ def square_name(cell: Cell) -> str:
     return f"row {cell[0] + 1}, column {cell[1] + 1}"
 
 
+# the paper's Appendix A manual, in our words
 MANUAL = """\
 MAZE PUZZLE
 
-The module shows a maze from above, a grid of squares: white squares are open floor and dark
-squares are walls. The mouse is the grey sphere; a white arrow on it shows which way it faces.
-The mouse can only move onto white squares; it cannot enter dark squares or leave the grid (such
-a move simply does nothing). It can move forward (one square in the direction it faces), move
-backward (one square the opposite way, still facing the same direction), turn left or turn right
-(a quarter turn on the spot).
+The grey sphere is the mouse. It can move only onto white squares: dark squares are walls it cannot
+enter. The mouse can move forward or backward, or turn left or right. To disarm the module, bring
+the mouse to the accepting position and press the round button with the labyrinth on it; pressing
+that button anywhere else causes a strike. One of four coloured spheres marks the accepting
+position. Which one depends on the colour of the torus in the middle of the maze:
 
-Four coloured spheres (blue, red, green and yellow) lie on white squares, and a coloured torus (a
-ring) lies on the square in the middle of the maze. The colour of the torus tells which sphere
-marks the accepting position:
-
-| torus colour | accepting sphere |
+| torus colour | sphere |
 |---|---|
 | green | blue |
 | blue | red |
 | red | green |
 | yellow | yellow |
-
-To disarm the module, steer the mouse onto the square of the accepting sphere and press the round
-button with the labyrinth on it. Pressing that button anywhere else is a mistake (a strike).
-The other spheres and the torus are only markers: the mouse may pass over their squares.
-
-The solver's actions are move_forward, move_backward, turn_left, turn_right and
-press_labyrinth_button.
 """
 
 
@@ -125,7 +134,7 @@ class MazeModule(PuzzleModule):
     name = "maze"
     title = "Maze Puzzle"
     realtime = False
-    derived = frozenset({"to_target"})  # the distance table follows from the layout
+    derived = frozenset({"to_target", "start", "start_heading"})  # these follow from the parameters
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)
@@ -140,11 +149,14 @@ class MazeModule(PuzzleModule):
         }
         if sorted(self.spheres) != sorted(SPHERE_COLORS):
             raise ValueError(f"the maze needs one sphere of each colour {SPHERE_COLORS}")
-        self.mouse: Cell = (int(params["mouse"][0]), int(params["mouse"][1]))
-        self.heading: str = str(params["heading"])
+        self.start: Cell = (int(params["mouse"][0]), int(params["mouse"][1]))
+        self.start_heading: str = str(params["heading"])
+        self.mouse: Cell = self.start
+        self.heading: str = self.start_heading
         if self.heading not in HEADINGS:
             raise ValueError(f"heading {self.heading!r} is not one of {', '.join(HEADINGS)}")
-        for cell in [self.mouse, CENTER, *self.spheres.values()]:
+        # the middle square holds the torus: open in our generated mazes, blocked in the authors'
+        for cell in [self.mouse, *self.spheres.values()]:
             if not self.is_open(cell):
                 raise ValueError(f"square {square_name(cell)} must be open")
         self.target: Cell = self.spheres[TORUS_TO_SPHERE[self.torus]]
@@ -152,15 +164,27 @@ class MazeModule(PuzzleModule):
         if self.mouse not in self.to_target:
             raise ValueError("the accepting sphere cannot be reached from the mouse")
         self.start_distance = self.to_target[self.mouse]
-        self.closest = self.start_distance  # the nearest the mouse has come to the accepting square
         self.disarmed = False
 
     def is_open(self, cell: Cell) -> bool:
         r, c = cell
         return 0 <= r < SIZE and 0 <= c < SIZE and self.layout[r][c] == "."
 
+    generation_options = ("layout",)
+
     @classmethod
-    def generate(cls, rng: random.Random) -> dict[str, Any]:
+    def generate(cls, rng: random.Random, layout: str = "paper") -> dict[str, Any]:
+        if layout == "paper":
+            # as the authors' generator: their maze, a random torus colour, the mouse on any open
+            # square (the heading, which their absolute moves do not have, is drawn too)
+            open_squares = [(r, c) for r in range(SIZE) for c in range(SIZE) if PAPER_LAYOUT[r][c] == "."]
+            return {
+                "layout": list(PAPER_LAYOUT),
+                "torus": rng.choice(list(TORUS_TO_SPHERE)),
+                "spheres": {color: list(cell) for color, cell in PAPER_SPHERES.items()},
+                "mouse": list(rng.choice(open_squares)),
+                "heading": rng.choice(HEADINGS),
+            }
         while True:
             layout = carve(rng)
             rooms = [(r, c) for r in range(0, SIZE, 2) for c in range(0, SIZE, 2) if (r, c) != CENTER]
@@ -203,15 +227,16 @@ class MazeModule(PuzzleModule):
             if not self.is_open(nxt):
                 return ActionResult(f"A wall blocks the way {way}; the mouse does not move.", changed=False)
             self.mouse = nxt
-            self.closest = min(self.closest, self.distance)
             return ActionResult(f"The mouse moves {way} to {square_name(nxt)}.")
         if self.mouse == self.target:
             self.disarmed = True
             return ActionResult(
                 "You pressed the labyrinth button on the accepting square. The module is disarmed."
             )
+        self.mouse, self.heading = self.start, self.start_heading
         return ActionResult(
-            "You pressed the labyrinth button. Strike: the mouse is not on the accepting square.",
+            "You pressed the labyrinth button. Strike: the mouse is not on the accepting square; "
+            "it is back where it started.",
             mistake=True,
         )
 
@@ -225,14 +250,15 @@ class MazeModule(PuzzleModule):
         return self.to_target[self.mouse]
 
     def partial_score(self) -> float:
-        """How far along its route the mouse has got: the route is the start distance's moves to the
-        accepting square plus the final press, and progress is the most of it completed at any
-        point (the nearest the mouse has come). In a perfect maze that is how far along the one
-        path to the sphere it has travelled; backing off again does not take progress away (as a
-        solved stage stays solved in the staged puzzles). 1 exactly when disarmed."""
+        """The authors' score from the mouse's final square: |d0 - d| / d0, with d0 and d the
+        straight-line distances in squares from the start and from the mouse now to the accepting
+        square (so moving away scores too, as in their `abs`); 1 when disarmed."""
         if self.disarmed:
             return 1.0
-        return (self.start_distance - self.closest) / (self.start_distance + 1)
+        total = math.dist(self.start, self.target)
+        if total == 0:
+            return 0.0
+        return abs(total - math.dist(self.mouse, self.target)) / total
 
     def _center(self, cell: Cell) -> tuple[float, float]:
         return GRID_X + (cell[1] + 0.5) * TILE, GRID_Y + (cell[0] + 0.5) * TILE

@@ -1,14 +1,15 @@
 """Memory puzzle: five stages; a display digit and four labelled buttons; press by position or label.
 
-Each stage shows a digit 1-4 on the display and four buttons labelled 1-4 in some order. The manual
-(the paper's rules exactly) says which button to press from the display, the stage, and the
-positions or labels pressed in earlier stages. A wrong press is a strike and resets the module to
-stage 1.
+Each stage shows a digit 1-4 on the display above four buttons labelled 1-4. The manual (the
+paper's rules exactly) says which button to press from the display, the stage, and the positions
+or labels pressed in earlier stages. A wrong press is a strike and resets the module to stage 1.
 
-Choices (README): every stage's display and labels are fixed by the instance, so after a reset
-stage 1 looks exactly as it did at the start (the run stays reproducible and a solver can learn from
-its mistake). Partial score: the most stages ever completed in a row / 5, the furthest the solver
-progressed.
+As in the authors' module (`modules/memory.py` of pschwendy/multimodal_comms) the display shows a
+new random digit after every press, right or wrong, and the labels stay where they are for the
+whole module; ours are a permutation drawn per instance. The digits come from a seed of the
+instance and the number of presses so far, so a run is reproducible. Partial score, as the
+authors' `get_score`: the stages completed at the last correct press / 5 (a strike does not take
+it away, a later correct press sets it again).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, ClassVar
 
 from PIL import Image
 
+from playbench.core.task import derive_seed
 from playbench.render.draw2d import draw_centered_text
 from playbench.tasks.comma import draw
 from playbench.tasks.comma.module import ActionResult, PuzzleModule
@@ -56,31 +58,41 @@ class MemoryModule(PuzzleModule):
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)
-        self.displays: list[int] = [int(d) for d in params["displays"]]
-        self.labels: list[list[int]] = [[int(x) for x in row] for row in params["labels"]]
+        self.labels: list[int] = [int(x) for x in params["labels"]]
+        if sorted(self.labels) != [1, 2, 3, 4]:
+            raise ValueError(f"the four buttons are labelled 1-4 once each, not {self.labels}")
+        self.seed = int(params["seed"])
+        # displays for the first presses, given (tests and replays of a known game); later ones are drawn
+        self.script: list[int] = [int(d) for d in params.get("displays", [])]
         self.stage = 1
         self.pressed: list[tuple[int, int]] = []  # (position, label) pressed in stages 1.. so far
-        self.best = 0
+        self.presses = 0
+        self.display = self._digit(0)
+        self.scored = 0  # stages completed at the last correct press (the authors' score)
+
+    derived: ClassVar[frozenset[str]] = frozenset({"labels", "seed", "script"})
+
+    def _digit(self, presses: int) -> int:
+        """The display after `presses` presses."""
+        if presses < len(self.script):
+            return self.script[presses]
+        return random.Random(derive_seed("comma-memory", self.seed, presses)).randint(1, 4)
 
     @classmethod
     def generate(cls, rng: random.Random) -> dict[str, Any]:
-        labels = []
-        for _ in range(STAGES):
-            row = [1, 2, 3, 4]
-            rng.shuffle(row)
-            labels.append(row)
-        return {"displays": [rng.randint(1, 4) for _ in range(STAGES)], "labels": labels}
+        labels = [1, 2, 3, 4]
+        rng.shuffle(labels)
+        return {"labels": labels, "seed": rng.randrange(2**31)}
 
     @classmethod
     def manual(cls) -> str:
+        # the paper's Appendix A manual, in our words
         lines = [
-            "The module has a display showing a number from 1 to 4, four buttons labelled 1 to 4 in some "
-            "order, and five stage lights. Press the correct button to advance to the next stage; finish "
-            "all five stages to disarm the module. A wrong press is a strike and sends the module back to "
-            "stage 1. Button positions count from left to right (first to fourth). Remember which "
-            "position and which label you pressed in every stage: later stages refer to them.",
-            "Button actions (by position, left to right): press_position_1, press_position_2, "
-            "press_position_3, press_position_4.",
+            "MEMORY PUZZLE",
+            "",
+            "Press the correct button to move the module on to the next stage; finishing every stage "
+            "disarms it. A wrong press sends the module back to stage 1. Button positions count from "
+            "left to right.",
         ]
         for stage in range(1, STAGES + 1):
             lines.append("")
@@ -97,8 +109,8 @@ class MemoryModule(PuzzleModule):
 
     def correct_position(self) -> int:
         """The position (1-4) the manual requires in the current stage."""
-        labels = self.labels[self.stage - 1]
-        kind, arg = RULES[self.stage][self.displays[self.stage - 1]]
+        labels = self.labels
+        kind, arg = RULES[self.stage][self.display]
         if kind == "pos":
             return arg
         if kind == "label":
@@ -113,8 +125,11 @@ class MemoryModule(PuzzleModule):
         position = next((p for p in range(1, 5) if action_for(p) == action), None)
         if position is None:
             return ActionResult(f"'{action}' is not an action of this module.", changed=False)
-        label = self.labels[self.stage - 1][position - 1]
-        if position != self.correct_position():
+        label = self.labels[position - 1]
+        right = position == self.correct_position()
+        self.presses += 1
+        self.display = self._digit(self.presses)  # a new digit after every press, right or wrong
+        if not right:
             self.stage, self.pressed = 1, []
             return ActionResult(
                 f"Strike! Position {position} (label {label}) was wrong; the module is back at stage 1.",
@@ -122,7 +137,7 @@ class MemoryModule(PuzzleModule):
             )
         self.pressed.append((position, label))
         self.stage += 1
-        self.best = max(self.best, len(self.pressed))
+        self.scored = len(self.pressed)
         if self.solved:
             return ActionResult(f"Position {position} (label {label}) was correct. The module is disarmed.")
         return ActionResult(f"Position {position} (label {label}) was correct. Stage {self.stage} begins.")
@@ -132,17 +147,16 @@ class MemoryModule(PuzzleModule):
         return self.stage > STAGES
 
     def partial_score(self) -> float:
-        return self.best / STAGES
+        return self.scored / STAGES
 
     def render(self, clock: float) -> Image.Image:
         image, d, (x0, y0, x1, y1) = draw.module_canvas(self.title, clock, self.solved)
-        shown = min(self.stage, STAGES) - 1
         # the display
         dx0, dy0, dx1, dy1 = x0 + 60, y0 + 24, x1 - 140, y0 + 184
         d.rounded_rectangle(
             (dx0, dy0, dx1, dy1), radius=8, fill=(24, 60, 40), outline=draw.PANEL_EDGE, width=4
         )
-        digit = "" if self.solved else str(self.displays[shown])
+        digit = "" if self.solved else str(self.display)
         draw_centered_text(
             d, ((dx0 + dx1) / 2, (dy0 + dy1) / 2), digit, draw.font(110, "bold"), (120, 255, 150)
         )
@@ -156,7 +170,7 @@ class MemoryModule(PuzzleModule):
         width, gap = 92, 18
         bx0 = x0 + 24
         by0, by1 = y0 + 230, y1 - 50
-        labels = self.labels[shown]
+        labels = self.labels
         for p in range(4):
             bx = bx0 + p * (width + gap)
             text = "" if self.solved else str(labels[p])
@@ -166,12 +180,12 @@ class MemoryModule(PuzzleModule):
     def describe(self, clock: float) -> str:
         if self.solved:
             return "All five stages are done; the module is disarmed."
-        labels = ", ".join(str(x) for x in self.labels[self.stage - 1])
+        labels = ", ".join(str(x) for x in self.labels)
         history = "; ".join(
             f"stage {i} position {p} label {label}" for i, (p, label) in enumerate(self.pressed, 1)
         )
         return (
-            f"Stage {self.stage} of {STAGES}; the display shows {self.displays[self.stage - 1]}; button labels "
+            f"Stage {self.stage} of {STAGES}; the display shows {self.display}; button labels "
             f"left to right: {labels}. Pressed so far: {history or 'nothing'}."
         )
 
@@ -181,9 +195,9 @@ class MemoryModule(PuzzleModule):
     def oracle_instruction(self, clock: float) -> str:
         if self.solved:
             return "The module is disarmed; nothing more to do."
-        kind, arg = RULES[self.stage][self.displays[self.stage - 1]]
+        kind, arg = RULES[self.stage][self.display]
         position = self.correct_position()
         return (
-            f"Stage {self.stage}, display {self.displays[self.stage - 1]}: {rule_text(kind, arg)}. "
+            f"Stage {self.stage}, display {self.display}: {rule_text(kind, arg)}. "
             f"That is position {position}:\n{action_for(position)}"
         )

@@ -39,25 +39,16 @@ def spellable(starts: list[str]) -> list[str]:
     return [w for w in WORDS if all(letter.upper() in cycle for letter, cycle in zip(w, cycles, strict=True))]
 
 
+# the paper's Appendix A manual, in our words
 MANUAL = f"""\
 PASSWORD PUZZLE
 
-The module shows a five-letter word: five letter slots side by side, numbered 1 to 5 from left
-to right. Each slot has an up button above it and a down button below it. Pressing either button
-cycles that slot through its possible letters; every slot has exactly 3 possible letters, and
-they are consecutive letters of the alphabet (for example R, S and T). The up button shows the
-next letter of the cycle, the down button the previous one, wrapping around. Only the letter a
-slot shows right now is visible, so the solver must cycle a slot to learn its other letters.
-
-Exactly one combination of the available letters spells a word from the list below. Set the
-slots to that word, then press the submit button. Submitting any other combination is a mistake
-(a strike).
+The buttons above and below each letter cycle through the letters possible at that position. Each
+cycle holds 3 consecutive letters. Exactly one combination of the available letters spells a
+password from the list below. Once the right word is set, press the submit button.
 
 LIST OF POSSIBLE WORDS:
 {", ".join(WORDS)}
-
-The solver's actions are press_up_button_1 to press_up_button_5, press_down_button_1 to
-press_down_button_5 (slot 1 is the leftmost), and submit.
 """
 
 

@@ -2,7 +2,8 @@
 
 Step 1 maps the display word to a button position whose label must be read; step 2 maps that label
 to a priority list of words, and the correct button is the first word of the list that is a label
-on the module. Pressing any other button is a strike. The module has one stage.
+on the module. Pressing any other button is a strike. The module has one stage. The six labels are
+drawn from all 28 step-2 words, both word groups mixed, as the authors' generator does.
 """
 
 from __future__ import annotations
@@ -118,33 +119,18 @@ def correct_position(display: str, labels: dict[str, str]) -> str:
 def _manual() -> str:
     step1 = "\n".join(f"- {display_name(word)}: {POSITION_WORDS[pos]}" for word, pos in STEP1.items())
     step2 = "\n".join(f'- "{label}": {", ".join(words)}' for label, words in STEP2.items())
+    # the paper's Appendix A manual, in our words
     return f"""\
 WHO PUZZLE
 
-The module has a display at the top showing a word (or nothing at all) and six buttons below it,
-each with a word on it, in three rows of two: Top Left, Top Right, Middle Left, Middle Right,
-Bottom Left, Bottom Right. Pressing the correct button disarms the module; pressing any other
-button is a mistake (a strike).
+1. Read the display and look it up in step 1 to learn which button's label to read.
+2. Look that label up in step 2 to learn which button to press.
 
-Solve it in two steps:
-1. Ask the solver what the display shows and look it up in the STEP 1 table. It names the
-   position of one button: ask the solver for the word on that button.
-2. Look that button word up in the STEP 2 table. It gives a list of words: go through the list
-   from the start and the first word that appears on any of the six buttons is the button to press.
-
-Words must match exactly, including spaces and punctuation (YOU, YOUR, YOU'RE and YOU ARE are
-different words). A display showing the word "BLANK" is different from an empty display, which
-is listed as (No Text).
-
-STEP 1: display -> which button's word to read
+STEP 1: according to the display, ask the SOLVER to read the label of one button, then go on to step 2:
 {step1}
 
-STEP 2: button word -> list of words to look for, in order
+STEP 2: for the label from step 1, press the first button whose label appears in that label's list:
 {step2}
-
-The solver's actions are press_top_left_button, press_top_right_button,
-press_middle_left_button, press_middle_right_button, press_bottom_left_button and
-press_bottom_right_button.
 """
 
 
@@ -173,9 +159,10 @@ class WhoModule(PuzzleModule):
 
     @classmethod
     def generate(cls, rng: random.Random) -> dict[str, Any]:
+        # as the authors' generator (`modules/who.py`): six distinct labels from all 28 step-2 words,
+        # both groups mixed; the label read is always in its own list, so an answer always exists
         display = rng.choice(list(STEP1))
-        group = rng.choice(LABEL_GROUPS)
-        labels = rng.sample(group, len(POSITIONS))
+        labels = rng.sample(list(STEP2), len(POSITIONS))
         return {"display": display, "labels": labels}
 
     @classmethod

@@ -1,8 +1,10 @@
 """Wire puzzle: 3 to 6 coloured wires, exactly one of which must be cut.
 
 Which wire is correct depends on the number of wires, their colours and order (top to bottom), and
-for some branches the parity of the serial number's last digit. Cutting any other wire is a strike
-(the wire stays cut); the module is disarmed the moment the correct wire is cut.
+for some branches the parity of the serial number's last digit. Cutting any other wire is a strike,
+also cutting a wire that is already cut (the authors' `modules/wires.py` checks every cut); the
+module is disarmed the moment the correct wire is cut. As in the authors' module the picture does
+not change when a wire is cut; `mark_cut_wires` (ours, off by default) draws a gap in cut wires.
 """
 
 from __future__ import annotations
@@ -67,43 +69,37 @@ def correct_wire(colors: list[str], serial: str) -> int:
     raise ValueError(f"a wire module has {MIN_WIRES}-{MAX_WIRES} wires, not {n}")
 
 
+# the paper's Appendix A manual, in our words
 MANUAL = """\
 WIRE PUZZLE
 
-The module holds between 3 and 6 coloured wires stretched across it. Exactly one of them is the
-correct wire: cut it and the module is disarmed. Cutting any other wire is a mistake (a strike);
-a cut wire stays cut. Wires are counted from the top: the first wire is the topmost one. Wire
-colours are red, blue, yellow, black and white. The serial number is printed on the module.
+The module has 3 to 6 wires. Cutting the one correct wire disarms it. Wires are counted from the
+top: the first wire is the top one.
 
-Find the section for the number of wires and apply its rules in order; the first rule that fits
-tells you which wire to cut.
-
-With 3 wires:
+3 wires:
 - If no wire is red, cut the second wire.
 - Otherwise, if the last wire is white, cut the last wire.
 - Otherwise, if more than one wire is blue, cut the last blue wire.
 - Otherwise, cut the last wire.
 
-With 4 wires:
-- If more than one wire is red and the serial number ends in an odd digit, cut the last red wire.
+4 wires:
+- If more than one wire is red and the last digit of the serial number is odd, cut the last red wire.
 - Otherwise, if the last wire is yellow and no wire is red, cut the first wire.
 - Otherwise, if exactly one wire is blue, cut the first wire.
 - Otherwise, if more than one wire is yellow, cut the last wire.
 - Otherwise, cut the second wire.
 
-With 5 wires:
-- If the last wire is black and the serial number ends in an odd digit, cut the fourth wire.
+5 wires:
+- If the last wire is black and the last digit of the serial number is odd, cut the fourth wire.
 - Otherwise, if exactly one wire is red and more than one wire is yellow, cut the first wire.
 - Otherwise, if no wire is black, cut the second wire.
 - Otherwise, cut the first wire.
 
-With 6 wires:
-- If no wire is yellow and the serial number ends in an odd digit, cut the third wire.
+6 wires:
+- If no wire is yellow and the last digit of the serial number is odd, cut the third wire.
 - Otherwise, if exactly one wire is yellow and more than one wire is white, cut the fourth wire.
 - Otherwise, if no wire is red, cut the last wire.
 - Otherwise, cut the fourth wire.
-
-The solver's actions are cut_wire_1 (the top wire) to cut_wire_N (the bottom wire).
 """
 
 
@@ -146,9 +142,9 @@ class WireModule(PuzzleModule):
         index = int(action.rsplit("_", 1)[1])
         if self.solved:
             return ActionResult("The module is already disarmed.", mistake=False, changed=False)
-        if self.cut[index - 1]:
+        if self.cut[index - 1]:  # the correct wire is never cut here: that would have disarmed it
             return ActionResult(
-                f"Wire {index} is already cut; nothing happens.", mistake=False, changed=False
+                f"Wire {index} is already cut. Strike: that was not the correct wire.", mistake=True
             )
         self.cut[index - 1] = True
         if index == self.answer:
@@ -177,7 +173,7 @@ class WireModule(PuzzleModule):
                 d.rectangle(
                     (x - 12, y - 16, x + 12, y + 16), fill=(95, 95, 92), outline=draw.PANEL_EDGE, width=2
                 )
-            if self.cut[i]:
+            if self.cut[i] and self.options.get("mark_cut_wires"):
                 middle = (left + right) // 2
                 segments = [(left, middle - 26), (middle + 26, right)]
             else:
