@@ -304,11 +304,11 @@ def scene_numbers(level: PaperLevel, scenes: dict[str, Any]) -> list[int]:
 
 
 def read_clone(
-    path: str, sizes: dict[str, list[float]] | None = None
+    path: str, sizes: dict[str, list[float]] | None = None, levels: list[PaperLevel] | None = None
 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
-    """(chains, scene records) read from a user's clone of the original: `path` is its `levels/`
-    folder (or the repository root holding one); `sizes` the prefab sizes (the shipped table by
-    default). A missing or malformed file is one clear error."""
+    """(chains, scene records) of `levels` (all by default) read from a user's clone of the original:
+    `path` is its `levels/` folder (or the repository root holding one); `sizes` the prefab sizes
+    (the shipped table by default). A missing or malformed file is one clear error."""
     root = Path(path).expanduser()
     if (root / "levels").is_dir():
         root = root / "levels"
@@ -319,7 +319,7 @@ def read_clone(
     sizes = prefab_sizes() if sizes is None else sizes
     chains: dict[str, dict[str, Any]] = {}
     scenes: dict[str, dict[str, Any]] = {}
-    for level in PAPER_LEVELS.values():
+    for level in levels if levels is not None else PAPER_LEVELS.values():
         file = root / f"{level.chain}.json"
         if level.chain not in chains:
             chains[level.chain] = convert_chain(_load_json(file), str(file))

@@ -200,7 +200,7 @@ class EscapeTask(EpisodeTask):
         )
         try:
             if self.config.scenes is not None:
-                chains, scenes = read_clone(self.config.scenes)
+                chains, scenes = read_clone(self.config.scenes, levels=levels)
             else:
                 chains, scenes = shipped_chains(), shipped_scenes()
             out: list[Instance] = []
