@@ -39,7 +39,7 @@ def test_max_steps_and_max_steps_second_set_the_caps_shown_to_the_agent():
     task, inst = started("tos/false-belief", max_steps=9, max_steps_second=8)
     assert (inst.budget, inst.fb_budget) == (9, 8)
     obs = task.observe("player")
-    assert "You have at most 9 steps" in obs.instructions and "Step 1 of 9." in obs.text
+    assert "You have at most 9 exploration steps" in obs.instructions and "Step 1 of 9." in obs.text
     assert obs.data["max_steps"] == 9
     task.step("Actions: [Term()]")
     obs = task.observe("player")
@@ -71,16 +71,18 @@ def test_explore_ends_by_term_or_by_the_cap():
     task, _ = started("tos/explore")
     result = task.step("Actions: [Term()]")
     assert task.done and task.outcome().termination == "agent_ended"
-    assert result.info["phase_ended"] == "explore" and result.feedback == "Exploration ended."
+    assert result.info["phase_ended"] == "explore" and result.feedback == "Task finished."
     task, _ = started("tos/explore", max_steps=7)
     for _ in range(7):
         result = task.step("Actions: [Observe()]")
     assert task.done and task.outcome().termination == "step_cap"
-    assert result.feedback.endswith("The budget of 7 steps is used up.")
+    assert result.feedback.endswith(
+        "You have a maximum of 0 exploration steps left. The exploration is over."
+    )
 
 
 def test_an_answer_ends_with_goal_reached_read_or_not():
-    for reply in ("Answer: north, near", "I am not sure."):
+    for reply in ("FINAL ANSWER: north, near", "I am not sure."):
         task, _ = started("tos/pairwise-direction", exploration="passive")
         result = task.step(reply)
         assert task.done and task.outcome().termination == "goal_reached"
@@ -125,19 +127,25 @@ def test_the_template_guards_the_episode():
     assert task.oracle_action("player") is None
 
 
-def test_rejected_replies_cost_but_change_no_state():
-    task, _ = started("tos/explore")
+@pytest.mark.parametrize("invalid_cost", [0.0, 0.5])
+def test_rejected_replies_change_no_state(invalid_cost):
+    task, _ = started("tos/explore", invalid_cost=invalid_cost)
     task.step("Actions: [Observe()]")
-    for reply in ("Actions: [Rotate(45), Observe()]", "nothing to do", "", "Actions: [Query(unicorn)]"):
+    for reply in ("Actions: [Rotate(90), Term()]", "nothing to do", "", "Actions: [Observe(), Observe()]"):
         before, cost = task.state_digest(), task.observe("player").data["cost"]
         result = task.step(reply)
         assert result.validity in (Validity.INVALID, Validity.UNPARSEABLE)
-        assert result.info["cost"] == 0.5 and result.info["rule"] == result.reason
+        assert result.info["cost"] == invalid_cost and result.info["rule"] == result.reason
         assert task.state_digest() == before  # the cost is bookkeeping, not game state
-        assert task.observe("player").data["cost"] == cost + 0.5
+        assert task.observe("player").data["cost"] == cost + invalid_cost
+    # a move that fails is not a rejected reply: the turn runs up to it and observes
+    before = task.state_digest()
+    failed = task.step("Actions: [Rotate(90), Rotate(45), Observe()]")
+    assert failed.info["failed"] == "rotate_degrees" and task.state()["pose"]["facing"] == "east"
+    assert task.state_digest() != before
     before = task.state_digest()
     task.step("Actions: [Rotate(90), Observe()]")
-    assert task.state_digest() != before and task.state()["pose"]["facing"] == "east"
+    assert task.state_digest() != before and task.state()["pose"]["facing"] == "south"
 
 
 def test_state_holds_the_changed_world_and_the_answer_of_false_belief():
@@ -147,7 +155,7 @@ def test_state_holds_the_changed_world_and_the_answer_of_false_belief():
     task.step(task.oracle_action("player"))
     task.step("Actions: [Term()]")
     state = task.state()
-    assert state["phase"] == "fb" and state["first_step"] is True
+    assert state["phase"] == "fb"
     assert state["world_changes"] == [c.model_dump(mode="json") for c in inst.changes]
     assert state["first_exploration_observed"] == state["observed"] != []
     assert state["pose"] == {"x": 0, "y": 0, "facing": "north"}
@@ -165,7 +173,6 @@ def test_observation_data_names_the_place_not_the_coordinates():
         "position": "start",
         "facing": "north",
         "observed": [],
-        "first_step": True,
     }
     for _ in range(inst.optimal_steps - 1):  # the oracle's turns jump from object to object
         result = task.step(task.oracle_action("player"))
@@ -176,7 +183,7 @@ def test_observation_data_names_the_place_not_the_coordinates():
     pose = task.state()["pose"]
     at = next(i for i in items_of(inst.world) if (i.x, i.y) == (pose["x"], pose["y"]))
     assert data["position"] == at.name and data["facing"] == pose["facing"]
-    assert data["observed"] == task.state()["observed"] and data["first_step"] is False
+    assert data["observed"] == task.state()["observed"]
     assert "x" not in data and "pose" not in data
     json.dumps(data)
 

@@ -24,7 +24,7 @@ def explorer(request: dict) -> str:
     if step == 1:
         return "Let me turn.\nActions: [Rotate(90), Observe()]"
     if step == 2:
-        return "Actions: [Rotate(45), Observe()]"  # invalid: costs 0.5, the rule is named
+        return "Actions: [Rotate(90), Term()]"  # invalid: nothing happens, the rule is named
     return "Done.\nActions: [Term()]"
 
 
@@ -55,11 +55,12 @@ def test_text_question_and_cogmap_runs(tmp_path):
     for r in recs:
         assert r["error"] is None and r["steps"] == 4 and r["usage"]["calls"] == 4
         m = r["metrics"]
-        assert m["cost"] == 1.5 and m["invalid_actions"] == 1 and m["answer_parsed"] is True
+        assert m["cost"] == 1.0 and m["invalid_actions"] == 1 and m["invalid_penalty"] == 0.5
+        assert m["answer_parsed"] is True
     system = bodies[0]["messages"][0]["content"]
     assert "Actions: [ <M>* <F> ]" in system and "front-slight-left" in system
     third = last_user_text(bodies[2])
-    assert "rule 'rotate_degrees'" in third and "You observe:" in third
+    assert "Invalid action sequence: Term() must be alone" in third and "You observe:" in third
 
 
 def test_vision_run_sends_legend_and_views(tmp_path):
@@ -95,8 +96,9 @@ def test_vision_run_sends_legend_and_views(tmp_path):
         urls = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
         assert all(u.startswith("data:image/png;base64,") for u in urls)
         counts.append(len(urls))
-    # example and legend; + view 1; + view 1 (the invalid step adds none); + the question's view
-    assert counts == [2, 3, 3, 4]
+    # example and legend; + view 1; + view 1 (the invalid step adds none); the question quotes its
+    # view as text (theirs); with image_questions the view comes as an image
+    assert counts == [2, 3, 3, 3]
 
 
 def test_false_belief_run_reads_the_changes(tmp_path):

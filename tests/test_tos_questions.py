@@ -1,5 +1,13 @@
-"""Question families: ground truth on a hand-made world, answer parsing (also malformed), scoring."""
+"""Question families: the authors' generators (properties over many draws), truths, and scoring.
 
+The scoring table pairs answers with the score the authors' evaluation code gives them
+(`tos_base/utils/eval_utilities.py`); the first row is a scored answer from their recorded run
+(`experiments/gpt-5.2/177ef6532828f8d7/text/active/think/evaluation_turn_logs.json`).
+"""
+
+import contextlib
+import json
+import math
 import random
 
 import pytest
@@ -7,165 +15,233 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_tos_world import two_rooms
 
+from playbench.tasks.tos import evaluate as E
 from playbench.tasks.tos import questions as Q
-from playbench.tasks.tos.cogmap import Change, changes_f1, last_json_object, score_cogmap, truth_map
-from playbench.tasks.tos.world import Pose, cached_world
+from playbench.tasks.tos.cogmap import last_json_object, score_cogmap, truth_map
+from playbench.tasks.tos.world import Pose, bearing, cached_world, generate_world, rooms_at
 
 W = two_rooms()
+WORLDS = [cached_world(3, 4, 0, i, 20)[0] for i in range(30)]
 
 
-def test_truths_on_the_hand_made_world():
-    assert (
-        Q.truth(W, {"family": "pairwise-direction", "obj": "chair", "anchor": "lamp"}) == "east, slightly far"
-    )
-    assert Q.truth(W, {"family": "perspective-taking", "anchor": "sofa", "obj": "lamp"}) == "front, near"
-    assert Q.truth(
-        W, {"family": "action2view", "actions": ["JumpTo(lamp)", "Rotate(90)"], "target": "plant"}
-    ) == ("front-slight-left, slightly far")
-    assert Q.truth(W, {"family": "allocentric-map", "objects": ["lamp", "chair"]}) == "(0, 2); (5, 1)"
-    names = ["sofa", "chair", "lamp", "plant"]
-    assert Q.truth(W, {"family": "mental-rotation", "objects": names, "direction": "clockwise"}) == (
-        "lamp, plant, chair, sofa"
-    )
-    assert Q.truth(W, {"family": "mental-rotation", "objects": names, "direction": "counterclockwise"}) == (
-        "lamp, sofa, chair, plant"
-    )
-    assert Q.truth(W, {"family": "location2view", "x": 1, "y": 0, "facing": "west", "target": "sofa"}) == (
-        "front-right, mid distance"
-    )
+# --- the scoring table ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "pred, truth, score",
+    [
+        ("north-west, near", "north east, mid distance", 0.0),  # their recorded run scored this 0.0
+        ("north east, mid distance", "north east, mid distance", 1.0),
+        ("north-east, mid distance", "north east, mid distance", 1.0),
+        ("NE, mid", "north east, mid distance", 1.0),  # their alias table
+        ("mid distance, north east", "north east, mid distance", 1.0),  # either order
+        ("north east, far", "north east, mid distance", 0.5),  # one of two labels
+        ("far, north east", "north east, mid distance", 0.5),
+        ("Front Left,   Near", "front-left, near", 1.0),
+        ("front slightly left, near", "front-slight-left, near", 1.0),
+        ("front-left near", "front-left, near", 1.0),  # two words, no comma
+        ("front-left, near (approx)", "front-left, near", 0.0),  # their parser reads the (...) group
+        ("front", "front, near", 0.0),
+    ],
+)
+def test_relation_scores_are_theirs(pred, truth, score):
+    assert E.relation_score(pred, truth) == score
 
 
 @pytest.mark.parametrize(
-    "reply, parsed, correct",
+    "pred, score",
     [
-        ("Answer: east, slightly far", True, True),
-        ("The chair is east.\nanswer: EAST , Slightly_Far.", True, True),
-        ("Answer: **east, slightly far**", True, True),
-        ("east, slightly far", True, True),  # no marker: the last line
-        ("Answer: east, far", True, False),
-        ("Answer: north-east, slightly far", True, False),
-        ("Answer: east", False, False),
-        ("Answer: eastish, slightly far", False, False),
-        ("Answer: east, close", False, False),
-        ("Answer:", False, False),
-        ("", False, False),
+        ("lamp, sofa, chair", 1.0),
+        ("Lamp,  Sofa , CHAIR", 1.0),
+        ("[lamp, sofa, chair]", 1.0),
+        ("lamp, chair, sofa", 0.0),  # the exact order or nothing
+        ("lamp, sofa", 0.0),
+        ("", 0.0),
     ],
 )
-def test_relation_answers_parse_and_score(reply, parsed, correct):
-    s = Q.score(W, {"family": "pairwise-direction", "obj": "chair", "anchor": "lamp"}, reply)
-    assert (s.parsed, s.correct) == (parsed, correct)
-    if parsed and not correct:
-        assert s.score == 0.5
-    if not parsed:
-        assert s.score == 0.0 and s.detail
+def test_rotation_order_is_all_or_nothing(pred, score):
+    assert E.sequence_score(pred, ["lamp", "sofa", "chair"]) == score
 
 
-def test_ego_answers_accept_spacing_variants_and_reject_cardinals():
-    q = {"family": "perspective-taking", "anchor": "sofa", "obj": "lamp"}
-    assert Q.score(W, q, "Answer: Front , near").correct
-    assert not Q.score(W, q, "Answer: east, near").parsed
+def test_coordinate_scores_are_their_similarities():
+    # view to location: exp(-error / |truth|); one cell off from (6, 3) scores about 0.86
+    assert E.location_score("(6, 3)", (6, 3)) == 1.0
+    assert E.location_score("(7, 3)", (6, 3)) == pytest.approx(math.exp(-1 / math.hypot(6, 3)))
+    assert E.location_score("(7, 3)", (6, 3)) == pytest.approx(0.861, abs=1e-3)
+    assert E.location_score("x = 7, y = 3", (6, 3)) == 0.0  # no `x, y` pair
+    assert E.location_score("7, 3", (6, 3)) == pytest.approx(0.861, abs=1e-3)
+    assert E.location_score("(0, 0)", (0, 0)) == 1.0 and E.location_score("(1, 0)", (0, 0)) == 0.0
+    # allocentric map: (exp(-RMSE/L) + pair directions kept) / 2, the count must match
+    truth = [(0, 2), (5, 1), (-3, -4)]
+    length = math.sqrt((4 + 26 + 25) / 3)
+    assert E.map_score("(0, 2); (5, 1); (-3, -4)", truth) == 1.0
+    shifted = "(1, 2); (6, 1); (-2, -4)"  # every point one east: every pair keeps its bin
+    assert E.map_score(shifted, truth) == pytest.approx((math.exp(-1 / length) + 1) / 2)
+    assert E.map_score("(0, 2); (5, 1)", truth) == 0.0
+    one_off = "(0, 2); (5, 1); (-3, -3)"
+    rmse = math.sqrt(1 / 3)
+    assert E.map_score(one_off, truth) == pytest.approx((math.exp(-rmse / length) + 1) / 2)
 
 
-def test_coordinate_lists_score_per_object():
-    q = {"family": "allocentric-map", "objects": ["lamp", "chair", "sofa"]}
-    assert Q.score(W, q, "Answer: (0, 2); (5, 1); (-2, 2)").correct
-    half = Q.score(W, q, "Answer: (0, 2); (5, 0); (-2, 2)")
-    assert half.parsed and not half.correct and half.score == pytest.approx(2 / 3)
-    assert Q.score(W, q, "Answer: (0, 2)").score == pytest.approx(1 / 3)
-    assert not Q.score(W, q, "Answer: lamp is at zero two").parsed
+def test_false_belief_f1_overall_and_per_type():
+    truth = [("pan", "orientation"), ("cap", "orientation"), ("vase", "position"), ("laptop", "position")]
+    assert E.changes_f1(truth, truth)["f1"] == 1.0
+    half = E.changes_f1([("pan", "orientation"), ("vase", "orientation")], truth)
+    assert half["precision"] == 0.5 and half["recall"] == 0.25 and half["f1"] == pytest.approx(1 / 3)
+    assert half["f1_orientation"] == pytest.approx(2 * (1 / 2) * (1 / 2) / 1)  # names pan, vase vs pan, cap
+    assert half["f1_position"] == 0.0
+    assert E.changes_f1([], truth)["f1"] == 0.0 and E.changes_f1([], [])["f1"] == 0.0
 
 
-def test_names_orders_and_locations():
-    assert Q.score(W, {"family": "perspective-determine", "anchor": "sofa"}, "Answer: Sofa.").correct
-    wrong = Q.score(W, {"family": "perspective-determine", "anchor": "sofa"}, "Answer: piano")
-    assert not wrong.parsed and "not an object" in wrong.detail
-    q = {"family": "mental-rotation", "objects": ["sofa", "chair", "lamp", "plant"], "direction": "clockwise"}
-    assert Q.score(W, q, "Answer: lamp, plant, chair, sofa").correct
-    assert Q.score(W, q, "Answer: lamp, chair, plant, sofa").score == 0.5
-    v2l = {"family": "view2location", "x": 3, "y": 1, "facing": "east"}
-    assert Q.score(W, v2l, "Answer: (3, 1)").correct
-    assert not Q.score(W, v2l, "Answer: (0, 0)").correct
-    assert not Q.score(W, v2l, "Answer: (3, 1), (4, 1)").parsed
+# --- truths and view-based scoring on the hand-made world ------------------------------------
+def test_perspective_determine_accepts_the_name_or_a_matching_view():
+    q = {"family": "perspective-determine", "anchor": "sofa", "answer": "sofa", "rooms": [1],
+         "shown": [{"name": "lamp", "direction": "front", "distance": "near", "orientation": None}]}  # fmt: skip
+    assert Q.score(W, q, "FINAL ANSWER: sofa").score == 1.0
+    assert Q.score(W, q, "FINAL ANSWER: Sofa").score == 1.0
+    assert Q.score(W, q, "FINAL ANSWER: lamp").score == 0.0
+    assert Q.score(W, q, "FINAL ANSWER: sofa.").score == 0.0  # not a name of the scene
+    # an object whose own view shows the lamp in front, near, counts too (theirs)
+    other = {**q, "answer": "chair"}
+    assert Q.score(W, other, "FINAL ANSWER: sofa").score == 1.0
 
 
-def test_view2action_accepts_any_sequence_reaching_the_same_view():
-    q = {
-        "family": "view2action",
-        "actions": ["Rotate(90)", "JumpTo(red door)"],
-        "x": 3,
-        "y": 1,
-        "facing": "east",
-    }
-    assert Q.score(W, q, "Answer: Rotate(90), JumpTo(red door)").correct
-    assert Q.score(W, q, "Answer: Rotate(-270), JumpTo(red_door), Rotate(0)").correct
-    assert Q.score(W, q, "Actions: [Rotate(90), JumpTo(red door)]").correct  # a bracketed list is read
-    # well-formed but not executable (the door is out of view facing north): read, and wrong
-    invalid = Q.score(W, q, "Answer: JumpTo(red door)")
-    assert invalid.parsed and not invalid.correct and "not visible" in invalid.detail
-    assert not Q.score(W, q, "Answer: Rotate(45), JumpTo(red door)").correct
-    assert not Q.score(W, q, "Answer: Rotate(90), Observe()").parsed  # not a move action
-    assert not Q.score(W, q, "Answer: north, near").parsed
-    assert not Q.score(W, q, "Answer: Rotate(90)").correct
+def test_view2action_accepts_any_moves_that_reach_the_same_view():
+    q = {"family": "view2action", "plan": [["rotate", 90], ["jumpto", "red door"]], "x": 3, "y": 1,
+         "facing": "east", "rooms": [1, 2],
+         "shown": [{"name": "chair", "direction": "front", "distance": "near", "orientation": "facing backward"}]}  # fmt: skip
+    assert Q.score(W, q, "FINAL ANSWER: " + Q.truth(W, q)).score == 1.0
+    assert Q.score(W, q, "FINAL ANSWER: Rotate(90), JumpTo(red door)").score == 1.0
+    assert Q.score(W, q, "FINAL ANSWER: JumpTo(red door)").score == 0.0  # not in view facing north
+    assert Q.score(W, q, "FINAL ANSWER: Actions: [Rotate(90), JumpTo(red door)]").score == 0.0  # their format
+    assert Q.score(W, q, "FINAL ANSWER: Rotate(90), JumpTo(red door), Observe()").score == 0.0
 
 
-@pytest.mark.parametrize(
-    "reply, expected",
-    [
-        ("Answer: NE, slightly far", "north-east, slightly far"),
-        ("Answer: east, slightly far", "east, slightly far"),
-        ("Answer: E, slightly-far", "east, slightly far"),
-        ("Answer: slightly far, east", "east, slightly far"),  # the two vocabularies are disjoint
-        ("Answer: north east, medium", "north-east, mid distance"),
-        ("Answer: near, far", None),
-        ("Answer: east, east", None),
-    ],
+def test_extract_answer_prefers_final_answer():
+    assert Q.extract_answer("THINK: x\nFINAL ANSWER:\nnorth, near") == "north, near"
+    assert Q.extract_answer("blah\nAnswer: south, far") == "south, far"
+    assert Q.extract_answer("just this line") == "just this line"
+
+
+# --- generators -------------------------------------------------------------------------------
+def _qs(family, n=3):
+    out = []
+    for k, w in enumerate(WORLDS):
+        for j in range(n):
+            with contextlib.suppress(Q.QuestionError):
+                out.append((w, Q.make_question(w, family, k * 10 + j)))
+    return out
+
+
+def test_mental_rotation_objects_are_30_degrees_apart_and_never_dead_ahead():
+    for w, q in _qs("mental-rotation"):
+        assert 3 <= len(q["answer"]) <= 5 and q["objects"] == sorted(q["answer"])
+        angles = []
+        for name in q["answer"]:
+            o = next(o for o in w.objects if o.name == name)
+            b = bearing(o.x, o.y) % 360
+            a = b if q["direction"] == "clockwise" else (-b) % 360
+            assert 1e-3 < a < 360 - 1e-3
+            angles.append(a)
+        assert angles == sorted(angles)
+
+
+def test_rotation_separation_is_theirs():
+    """Their greedy pick keeps every pair more than 30° apart (falling back to 15° only when it
+    cannot); over our first worlds no answer holds two objects within 15°."""
+    close = 0
+    for w, q in _qs("mental-rotation"):
+        objs = {o.name: o for o in w.objects}
+        angs = [bearing(objs[n].x, objs[n].y) % 360 for n in q["answer"]]
+        if any(abs(a - b) <= 15 for i, a in enumerate(angs) for b in angs[i + 1 :]):
+            close += 1
+    assert close == 0
+
+
+def test_relations_stay_in_the_anchor_room_and_views_show_three_at_most():
+    for w, q in _qs("perspective-taking"):
+        a = next(o for o in w.objects if o.name == q["anchor"])
+        t = next(o for o in w.objects if o.name == q["obj"])
+        assert a.room == t.room and a.facing is not None
+    for fam in ("perspective-determine", "view2action", "view2location"):
+        for _w, q in _qs(fam):
+            assert 1 <= len(q["shown"]) <= Q.MAX_SHOWN
+    for w, q in _qs("location2view") + _qs("view2location"):
+        assert (q["x"], q["y"]) not in {(o.x, o.y) for o in w.objects}
+        room = min(rooms_at(w, q["x"], q["y"]))
+        if room in rooms_at(w, 0, 0):
+            assert q["origin"] is None
+        else:  # a door of the pose's room is the origin
+            assert q["origin"] in {g.name for g in w.gates if room in g.rooms}
+
+
+def test_navigation_questions_jump_through_doors_and_describe_jumps():
+    through = 0
+    for w, q in _qs("action2view"):
+        jumps = [a for k, a in q["plan"] if k == "jumpto"]
+        assert len(jumps) == 2
+        text = Q.question_text(w, q)
+        assert "JumpTo" not in text and "You jump to" in text
+        through += any(g.name in jumps for g in w.gates)
+    assert through > len(_qs("action2view")) / 3  # doors are picked six times in ten
+    for _w, q in _qs("view2action"):
+        assert sum(1 for k, _ in q["plan"] if k == "jumpto") == 3
+
+
+def test_three_distinct_questions_per_scene():
+    from playbench.core.registry import make_task
+
+    task = make_task("tos/perspective-taking")
+    insts = task.instances(9, 0)
+    assert [i.id.rsplit("-", 1)[1] for i in insts[:3]] == ["q1", "q2", "q3"]
+    for k in range(3):
+        group = insts[3 * k : 3 * k + 3]
+        assert len({i.world.model_dump_json() for i in group}) == 1
+        assert len({json.dumps(i.question, sort_keys=True) for i in group}) == 3
+
+
+def test_every_family_truth_scores_one():
+    for fam in Q.FAMILIES:
+        for w, q in _qs(fam, 1):
+            s = Q.score(w, q, "FINAL ANSWER: " + Q.truth(w, q))
+            assert s.score == 1.0 and s.correct and s.parsed, (fam, q)
+
+
+def test_partial_credit_is_our_option():
+    w = WORLDS[0]
+    q = Q.make_question(w, "mental-rotation", 1)
+    wrong = list(reversed(q["answer"]))
+    assert Q.score(w, q, "FINAL ANSWER: " + ", ".join(wrong)).score == 0.0
+    partial = Q.score(w, q, "FINAL ANSWER: " + ", ".join(wrong), partial_credit=True).score
+    assert 0.0 <= partial < 1.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    reply=st.one_of(
+        st.text(max_size=120), st.from_regex(r"FINAL ANSWER: [\w\s,;()\-\[\]{}\":]{0,60}", fullmatch=True)
+    )
 )
-def test_relation_spellings(reply, expected):
-    s = Q.score(W, {"family": "pairwise-direction", "obj": "chair", "anchor": "lamp"}, reply)
-    if expected is None:
-        assert not s.parsed and s.score == 0.0
-    else:
-        assert s.parsed and s.detail == expected
-    ego = Q.parse_relation("left front, mid", "ego")
-    assert ego == ("front-left", "mid distance")
-    assert Q.parse_relation("slightly front right, same", "ego") == ("front-slight-right", "same distance")
-
-
-def test_coordinate_spellings_and_rotation_names():
-    alloc = {"family": "allocentric-map", "objects": ["lamp", "chair"]}
-    assert Q.score(W, alloc, "Answer: 0, 2; 5, 1").correct  # parentheses are optional
-    assert Q.score(W, alloc, "Answer: (0.0, 2.0); (5, 1)").correct
-    half = Q.score(W, alloc, "Answer: (0, 2); (5.5, 1)")
-    assert half.parsed and half.score == 0.5 and not half.correct
-    v2l = {"family": "view2location", "x": 3, "y": 1, "facing": "east"}
-    assert Q.score(W, v2l, "Answer: 3, 1").correct
-    assert not Q.score(W, v2l, "Answer: (3.5, 1)").correct
-    rot = {"family": "mental-rotation", "objects": ["sofa", "chair", "lamp"], "direction": "clockwise"}
-    assert Q.score(W, rot, "Answer: lamp, chair, sofa").correct
-    assert not Q.score(W, rot, "Answer: ???").parsed  # names none of the listed objects
-    partly = Q.score(W, rot, "Answer: lamp, vase, sofa")  # an unknown name is a wrong position
-    assert partly.parsed and partly.score == 2 / 3
-
-
-def test_generated_questions_have_consistent_truths():
-    world, _ = cached_world(3, 3, 0, 5, 20)
+def test_no_reply_makes_any_scorer_raise(reply):
+    world = generate_world(3, 4, 5)
     for family in Q.FAMILIES:
-        q = Q.make_question(world, family, 11)
-        assert q == Q.make_question(world, family, 11)
-        assert Q.score(world, q, "Answer: " + Q.truth(world, q)).correct, (family, q)
-        assert family.split("-")[0] in Q.question_text(
-            world, q
-        ).lower() or "Answer format" in Q.question_text(world, q)
-        samples = Q.answer_space(world, q, random.Random(0))
-        assert samples and all(s.startswith("Answer: ") for s in samples)
+        s = Q.score(world, Q.make_question(world, family, 3), reply)
+        assert 0.0 <= s.score <= 1.0 and (s.parsed or s.detail)
+    m = score_cogmap(world, frozenset({o.name for o in world.objects}), Pose(0, 0, "north"), reply)
+    assert 0.0 <= m["map_score"] <= 1.0
 
 
-def test_cogmap_scoring_and_false_belief_f1():
+def test_answer_space_samples_read():
+    rng = random.Random(0)
+    for fam in Q.FAMILIES:
+        for w, q in _qs(fam, 1)[:3]:
+            samples = Q.answer_space(w, q, rng)
+            assert samples and all(s.startswith("FINAL ANSWER: ") for s in samples)
+
+
+# --- cognitive map (unchanged scoring) --------------------------------------------------------
+def test_cogmap_scoring():
     observed = frozenset({"lamp", "sofa", "red door"})
     agent = Pose(0, 0, "north")
     perfect = truth_map(W, frozenset({"lamp", "sofa", "chair", "plant", "red door"}), agent)
-    import json
-
     m = score_cogmap(W, observed, agent, "Here: " + json.dumps(perfect))
     assert m["map_parsed"] and m["position_accuracy"] == 1 and m["direction_accuracy"] == 1
     assert m["facing_accuracy"] == 1 and m["agent_correct"]
@@ -173,14 +249,6 @@ def test_cogmap_scoring_and_false_belief_f1():
     assert partial["position_accuracy"] == 3 / 5 and partial["observed_position_accuracy"] == 1.0
     assert not score_cogmap(W, observed, agent, "no json {here")["map_parsed"]
     assert last_json_object('a {"x": 1} b {"y": {"z": 2}}') == {"y": {"z": 2}}
-    changes = [
-        Change(name="lamp", kind="position", x=1, y=1),
-        Change(name="sofa", kind="orientation", x=-2, y=2),
-    ]
-    assert changes_f1([("lamp", "position"), ("sofa", "orientation")], changes)["f1"] == 1.0
-    half = changes_f1([("lamp", "position"), ("sofa", "position")], changes)
-    assert half["precision"] == 0.5 and half["recall"] == 0.5 and half["f1"] == 0.5
-    assert changes_f1([], changes)["f1"] == 0.0
 
 
 def test_local_map_frame_accuracy_and_consistency():
@@ -193,36 +261,14 @@ def test_local_map_frame_accuracy_and_consistency():
     observed = frozenset({"chair", "plant", "red door", "lamp"})
     true_global = truth_map(W, observed, agent)
     true_local = local_truth_map(W, agent)
-    # the local map holds only what is in view now: from the doorway facing east, chair and plant
     assert set(true_local) == {"origin", "chair", "plant"}
     m = score_local(W, agent, true_global, true_local)
     assert m["local_position_accuracy"] == 1 and m["local_facing_accuracy"] == 1
     assert m["local_global_consistency"] == 1 and m["local_visible"] == 2
-    # a global map that believes the agent faces north, with a local map consistent with that belief
-    wrong_pose = Pose(3, 1, "north")
-    believed_global = truth_map(W, observed, wrong_pose)
-    believed_local: dict = {"origin": "agent"}
-    for name in ("chair", "plant"):
-        entry = true_global[name]
-        (lx, ly), lf = to_local(wrong_pose, *entry["position"], entry.get("facing"))
-        believed_local[name] = {"position": [lx, ly]} | ({"facing": lf} if lf else {})
-    m = score_local(W, agent, believed_global, believed_local)
-    assert m["local_global_consistency"] == 1 and m["local_position_accuracy"] == 0
-    # dropping one local entry makes that item inconsistent
-    del believed_local["plant"]
-    assert score_local(W, agent, believed_global, believed_local)["local_global_consistency"] == 1 / 2
     assert score_local(W, agent, None, None)["local_global_consistency"] == 0.0
-    # an empty view with an empty local map is vacuously right
-    empty = score_local(
-        W, Pose(0, 0, "south"), truth_map(W, observed, Pose(0, 0, "south")), {"origin": "agent"}
-    )
-    assert empty["local_position_accuracy"] == 1 and empty["local_global_consistency"] == 1
 
 
 def test_position_accuracy_is_the_papers_similarity():
-    import json
-    import math
-
     from playbench.tasks.tos.cogmap import scene_scale
 
     everything = frozenset({"lamp", "sofa", "chair", "plant", "red door"})
@@ -230,89 +276,6 @@ def test_position_accuracy_is_the_papers_similarity():
     truth = truth_map(W, everything, agent)
     scale = scene_scale(W)  # RMS norm of the five item positions
     assert scale == math.sqrt((4 + 8 + 26 + 45 + 10) / 5)
-    # every item one unit off: K/N = 1, RMSE = 1
     shifted = {k: (v | {"position": [v["position"][0] + 1, v["position"][1]]}) for k, v in truth.items()}
     m = score_cogmap(W, everything, agent, json.dumps(shifted))
     assert m["position_accuracy"] == math.exp(-1 / scale) and m["position_exact"] == 0
-    # two of five items, both exact: K/N = 2/5
-    two = {k: truth[k] for k in ("agent", "lamp", "chair")}
-    m = score_cogmap(W, everything, agent, json.dumps(two))
-    assert m["position_accuracy"] == 2 / 5 and m["position_exact"] == 2 / 5
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    reply=st.one_of(
-        st.text(max_size=120), st.from_regex(r"Answer: [\w\s,;()\-\[\]{}\":]{0,60}", fullmatch=True)
-    )
-)
-def test_no_reply_makes_any_scorer_raise(reply):
-    world, _ = cached_world(3, 3, 0, 1, 20)
-    for family in Q.FAMILIES:
-        s = Q.score(world, Q.make_question(world, family, 3), reply)
-        assert 0.0 <= s.score <= 1.0 and (s.parsed or s.detail)
-    m = score_cogmap(world, frozenset({o.name for o in world.objects}), Pose(0, 0, "north"), reply)
-    assert 0.0 <= m["map_score"] <= 1.0
-
-
-def test_coordinate_similarity_of_the_coordinate_families():
-    import math
-
-    want = [(0, 2), (5, 1)]
-    assert Q.coordinate_similarity([(0, 2), (5, 1)], want) == 1.0
-    scale = math.sqrt((4 + 26) / 2)
-    # both one unit east: positions exp(-1/L), both pair directions kept
-    assert Q.coordinate_similarity([(1, 2), (6, 1)], want) == (math.exp(-1 / scale) + 1) / 2
-    # one of two answered, exactly: K/N = 1/2, no pair can be judged
-    assert Q.coordinate_similarity([(0, 2)], want) == (0.5 + 0) / 2
-    alloc = {"family": "allocentric-map", "objects": ["lamp", "chair"]}
-    assert Q.score(W, alloc, "Answer: (0, 2); (5, 1)").similarity == 1.0
-    v2l = {"family": "view2location", "x": 3, "y": 1, "facing": "east"}
-    assert Q.score(W, v2l, "Answer: (3, 1)").similarity == 1.0
-    assert Q.score(W, v2l, "Answer: (0, 0)").similarity == 0.0  # another view: no credit
-
-
-def test_question_views_keep_the_frame_of_close_pair_relations():
-    """Facing west, the sofa (truly west of the lamp) is "north" of it in the view's own frame; the
-    question must say so, or the relation reads as a map direction."""
-    frame = 'close pairs (your current facing direction called "north"): sofa is north of lamp, near'
-    for family in ("view2location", "view2action"):
-        q = {"family": family, "x": 3, "y": 1, "facing": "west", "actions": ["Rotate(-90)"]}
-        assert frame in Q.question_text(W, q)
-    assert Q._view_text(W, Pose(3, 1, "west")).startswith("sofa: front-slight-right, slightly far")
-    assert Q._view_text(W, Pose(0, 0, "east")) == "red door: front-slight-left, mid distance, on front wall"
-
-
-@pytest.mark.parametrize(
-    "q, reply, parsed, correct",
-    [
-        # the answer formats are written with <placeholders> and lists are often bracketed
-        ({"family": "pairwise-direction", "obj": "chair", "anchor": "lamp"}, "Answer: <east>, <slightly far>",
-         True, True),
-        ({"family": "pairwise-direction", "obj": "chair", "anchor": "lamp"}, "Answer: (east, slightly far)",
-         True, True),
-        ({"family": "location2view", "x": 1, "y": 0, "facing": "west", "target": "sofa"},
-         "Answer: [front-right, mid distance]", True, True),
-        ({"family": "perspective-determine", "anchor": "sofa"}, "Answer: <sofa>", True, True),
-        ({"family": "mental-rotation", "objects": ["sofa", "chair", "lamp"], "direction": "clockwise"},
-         "Answer: [lamp, chair, sofa]", True, True),
-        ({"family": "mental-rotation", "objects": ["sofa", "chair", "lamp"], "direction": "clockwise"},
-         'Answer: "lamp", "chair", "sofa"', True, True),
-        # two moves missing their comma are not one JumpTo of "lamp) Rotate(90": unreadable
-        ({"family": "view2action", "x": 0, "y": 2, "facing": "east", "actions": []},
-         "Answer: JumpTo(lamp) Rotate(90)", False, False),
-        ({"family": "view2action", "x": 0, "y": 2, "facing": "east", "actions": []},
-         "Answer: [JumpTo(lamp), Rotate(90)]", True, True),
-        # a list written one item per line, and names with an article
-        ({"family": "mental-rotation", "objects": ["sofa", "chair", "lamp"], "direction": "clockwise"},
-         "Turning right I meet them in turn.\nAnswer:\n1. lamp\n2. chair\n3. sofa", True, True),
-        ({"family": "mental-rotation", "objects": ["sofa", "chair", "lamp"], "direction": "clockwise"},
-         "Answer:\n- the lamp\n- the chair\n- the sofa\nDone.", True, True),
-        ({"family": "perspective-determine", "anchor": "sofa"}, "Answer: The sofa.", True, True),
-        ({"family": "pairwise-direction", "obj": "chair", "anchor": "lamp"}, "Answer:\n1. east, slightly far",
-         True, True),
-    ],
-)  # fmt: skip
-def test_wrapped_and_run_together_answers(q, reply, parsed, correct):
-    s = Q.score(W, q, reply)
-    assert (s.parsed, s.correct) == (parsed, correct), s

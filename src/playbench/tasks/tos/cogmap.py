@@ -7,6 +7,7 @@ import math
 import random
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel
 
 from playbench.tasks.tos.grammar import normalize_name
@@ -248,18 +249,55 @@ class Change(BaseModel):
     facing: str | None = None
 
 
-def make_changes(world: World, n: int, rng: random.Random) -> list[Change]:
+_ORI_ORDER: tuple[str, ...] = ("north", "east", "south", "west")  # theirs: (0,1), (1,0), (0,-1), (-1,0)
+
+
+def make_changes(world: World, n: int, seed: int) -> list[Change]:
+    """The authors' false-belief changes (`ObjectModifier` in `tos_base/utils/room_modifier.py`,
+    run with numpy's generator as theirs is): up to two objects with a facing are turned to another
+    facing, then objects taken from a shuffled pool of the others are moved to a free point of any
+    room at least 6 away, until `n` changes are made. Never both to one object. `seed` is the
+    scene's run number for the authors' scenes (their environment seeds it so)."""
+    rng = np.random.default_rng(seed)
+    objects = list(world.objects)
+    orientable = [k for k, o in enumerate(objects) if o.facing is not None]
+    n_turn = min(2, len(orientable), n)
+    turned = (
+        [orientable[int(i)] for i in rng.choice(len(orientable), size=n_turn, replace=False)]
+        if n_turn
+        else []
+    )
+    changes: list[Change] = []
+    for k in turned:
+        o = objects[k]
+        options = [f for f in _ORI_ORDER if f != o.facing]
+        changes.append(Change(name=o.name, kind="orientation", x=o.x, y=o.y,
+                              facing=options[int(rng.integers(0, len(options)))]))  # fmt: skip
+    occupied = {(i.x, i.y) for i in items_of(world)} | {(0, 0)}
+    pool = [int(i) for i in rng.permutation([k for k in range(len(objects)) if k not in turned])]
+    # room points in the order of the authors' mask scan (x, then y)
+    cells = sorted(c for r in world.rooms for c in r.cells())
+    while pool and len(changes) < n:
+        o = objects[pool.pop()]
+        free = [c for c in cells if c not in occupied and (c[0] - o.x) ** 2 + (c[1] - o.y) ** 2 >= 36]
+        if not free:
+            continue
+        x, y = free[int(rng.integers(0, len(free)))]
+        occupied.discard((o.x, o.y))
+        occupied.add((x, y))
+        changes.append(Change(name=o.name, kind="position", x=x, y=y, facing=o.facing))
+    return changes
+
+
+def make_room_changes(world: World, n: int, rng: random.Random) -> list[Change]:
+    """Our earlier changes (`--set change_rule=room`): `n` objects, each moved to a free point of
+    its own room or turned (50/50 for objects with a facing)."""
     occupied = {(o.x, o.y) for o in world.objects} | {(0, 0)}
     chosen = rng.sample(sorted(world.objects, key=lambda o: o.name), min(n, len(world.objects)))
     out = []
     for o in chosen:
         room = next(r for r in world.rooms if r.id == o.room)
-        free = [
-            (x, y)
-            for x in range(room.x0, room.x1 + 1)
-            for y in range(room.y0, room.y1 + 1)
-            if (x, y) not in occupied
-        ]
+        free = [c for c in room.cells() if c not in occupied]
         if o.facing is not None and (rng.random() < 0.5 or not free):
             out.append(Change(name=o.name, kind="orientation", x=o.x, y=o.y,
                               facing=rng.choice([f for f in FACINGS if f != o.facing])))  # fmt: skip
@@ -271,19 +309,21 @@ def make_changes(world: World, n: int, rng: random.Random) -> list[Change]:
 
 
 def apply_changes(world: World, changes: list[Change]) -> World:
-    by_name = {c.name: c for c in changes}
+    """The world after the changes (a moved object belongs to the room its new point is in)."""
     objs = []
     for o in world.objects:
-        c = by_name.get(o.name)
-        objs.append(o if c is None else o.model_copy(update={"x": c.x, "y": c.y, "facing": c.facing}))
+        upd: dict[str, Any] = {}
+        for c in changes:
+            if c.name != o.name:
+                continue
+            if c.kind == "position":
+                room = next((r.id for r in world.rooms if r.contains(c.x, c.y)), o.room)
+                upd.update(x=c.x, y=c.y, room=room)
+            else:
+                upd["facing"] = c.facing
+        objs.append(o.model_copy(update=upd) if upd else o)
     return world.model_copy(update={"objects": objs})
 
 
-def changes_f1(predicted: list[tuple[str, str]], changes: list[Change]) -> dict[str, float]:
-    truth = {(c.name, c.kind) for c in changes}
-    pred = set(predicted)
-    tp = len(truth & pred)
-    precision = tp / len(pred) if pred else (1.0 if not truth else 0.0)
-    recall = tp / len(truth) if truth else 1.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": precision, "recall": recall, "f1": f1}
+def change_labels(changes: list[Change]) -> list[tuple[str, str]]:
+    return [(c.name, c.kind) for c in changes]

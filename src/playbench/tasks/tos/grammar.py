@@ -1,254 +1,317 @@
-"""The exploration action grammar, enforced as a hard constraint.
+"""The exploration action grammar and its execution, as the authors' environment runs them.
 
-A turn is `Actions: [ <M>* <F> ]` with moves M = JumpTo(OBJ) | Rotate(DEG) | Return() and one
-final action F = Observe() | Query(OBJ) | Term(). Every rule of the prompt and FACTS.md is checked
-and a violation names its rule (`Violation.rule`); the whole turn is then rejected, nothing moves.
-Actions run in order, so a JumpTo is checked from the pose the earlier moves of the turn left.
+A turn is `Actions: [ <M>* <F> ]` with moves M = JumpTo(OBJ) | Rotate(DEG) and one final action
+F = Observe() | Query(OBJ) | Term() (in the false-belief phase `Term(changes="...")`).
+`Return()` is our extension (`--set return_action=true`).
 
-Parsing is plain string work: the last `Actions: [...]` list of the reply (or, without the
-marker, the last bracketed list), split at top-level commas.
+Reading a reply (theirs: `ActionSequence.parse` in `tos_base/actions/actions.py`): the text after
+the last `FINAL ANSWER:` (else after the last `Actions:`, else the whole reply); the bracketed list
+in it (`\\[(.*)\\]`, on one line); in it every `Name(args)` token; each token must be exactly one
+action (`JumpTo(red door)`, `Rotate(-90)`, `Observe()` ...). A reply is *invalid* when there is no
+list, no token, a token that is no action, a final action before the end, no final action at the
+end, or Term() with moves before it; an invalid reply does nothing (their reward penalty 0.5).
+
+Running a valid turn (theirs: `ExplorationManager.execute_action_sequence`): moves run in order;
+the first that fails (a jump to something unknown, not yet observed or not in view; a Rotate by
+an angle that is not a multiple of 90 up to 270) stops the turn, and an Observe() runs in its
+place (it costs 1 like any Observe). Observe costs 1 and Query 2, only when they succeed.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
-from playbench.tasks.tos.world import ROTATIONS, START, Pose, World, in_fov, items_of, rooms_at, turn
+from playbench.tasks.tos.world import (
+    ROTATIONS,
+    START,
+    Pose,
+    World,
+    gate_facing,
+    in_fov,
+    items_of,
+    observe_message,
+    rooms_at,
+    turn,
+    visible_items,
+)
 
-MOVES = ("JumpTo", "Rotate", "Return")
-FINALS = ("Observe", "Query", "Term")
-CANONICAL = {a.lower(): a for a in MOVES + FINALS}
+ACTION_COST = {"observe": 1.0, "query": 2.0}
+INVALID_PENALTY = 0.5  # the environment's reward penalty for an invalid reply (not an exploration cost)
 CHANGE_TYPES = ("position", "orientation")
+POSITION_WORDS = ("position", "location", "moved", "pos")
+ORIENTATION_WORDS = ("orientation", "rotation", "rotated", "ori", "facing")
 
-# rule id -> what the rule says (quoted in feedback)
-RULES: dict[str, str] = {
-    "action_list": "the reply must contain an action list `Actions: [ <M>* <F> ]`",
-    "empty": "the action list must hold at least the final action",
-    "unknown_action": "actions are JumpTo(OBJ), Rotate(DEG), Return(), Observe(), Query(OBJ) and Term()",
-    "argument": "each action takes exactly its own argument",
-    "rotate_degrees": "Rotate takes only 0, 90, -90, 180, 270 or -270 degrees",
-    "final_last": "exactly one final action (Observe, Query or Term), and it must be the last action",
-    "single_observe": "no more than one Observe() per turn",
-    "term_alone": "Term() may appear only alone (or right after Return())",
-    "no_jump_first_step": "no JumpTo in the first step",
-    "unknown_target": "JumpTo and Query need the name of an object or door of this world",
-    "not_observed": "JumpTo and Query targets must have been observed before",
-    "not_visible": "a JumpTo target must be visible (in your room and field of view) when you jump",
-    "changes_required": 'in this phase answer with Term(changes="object: change_type, ...")',
-    "changes_format": 'changes are "object: position|orientation" entries separated by commas',
+_PATTERNS: dict[str, re.Pattern[str]] = {
+    "JumpTo": re.compile(r"^JumpTo\(([A-Za-z0-9_ -]+)\)$"),
+    "Rotate": re.compile(r"^Rotate\(([0-9-]+)\)$"),
+    "Return": re.compile(r"^Return\(\)$"),
+    "Observe": re.compile(r"^Observe\(\)$"),
+    "Query": re.compile(r"^Query\(([A-Za-z0-9_ -]+)\)$"),
+    "Term": re.compile(r"^Term\(\)$"),
+    "TermChanges": re.compile(r'^Term\(changes="([^"]+)"\)$'),
 }
+FINALS = ("Observe", "Query", "Term", "TermChanges")
 
 
 @dataclass(frozen=True)
-class Violation:
-    rule: str
+class Invalid:
+    """A reply that is not a valid action sequence (nothing happens)."""
+
+    reason: str
     detail: str
-    unparseable: bool = False
 
     @property
     def message(self) -> str:
-        return f"Invalid action (rule '{self.rule}': {RULES[self.rule]}): {self.detail}"
+        return f"Invalid action sequence: {self.detail}"
 
 
-@dataclass
-class Executed:
-    """A turn that obeys every rule, with its effect."""
+@dataclass(frozen=True)
+class Turn:
+    """A valid action sequence: its moves and its final action, with their arguments."""
 
-    canonical: str
-    moves: list[str]
-    final: str  # Observe | Query | Term
-    pose: Pose  # the pose after the moves
-    target: str | None = None  # the Query target
-    changes: list[tuple[str, str]] | None = None  # Term(changes=...) entries
-    jumps: int = 0
-    notes: list[str] = field(default_factory=list)
+    moves: tuple[tuple[str, Any], ...]
+    final: tuple[str, Any]
 
-
-def _find_list(text: str) -> str | None:
-    """The inside of the last `Actions: [...]` list, else of the last bracketed list."""
-    lower = text.lower()
-    at = lower.rfind("actions:")
-    if at >= 0:
-        open_at = text.find("[", at)
-        if open_at >= 0:
-            inner = _match_bracket(text, open_at)
-            if inner is not None:
-                return inner
-    for open_at in [m.start() for m in re.finditer(r"\[", text)][::-1]:
-        inner = _match_bracket(text, open_at)
-        if inner is not None:
-            return inner
-    return None
+    @property
+    def canonical(self) -> str:
+        parts = [_show(a) for a in (*self.moves, self.final)]
+        return "Actions: [" + ", ".join(parts) + "]"
 
 
-def _match_bracket(text: str, open_at: int) -> str | None:
-    depth, quote = 0, ""
-    for i in range(open_at, len(text)):
-        ch = text[i]
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-            if depth == 0:
-                return text[open_at + 1 : i]
-    return None
-
-
-def split_items(inner: str) -> list[str]:
-    """Split at commas outside parentheses and quotes."""
-    items, depth, quote, cur = [], 0, "", []
-    for ch in inner:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            items.append("".join(cur).strip())
-            cur = []
-            continue
-        cur.append(ch)
-    if "".join(cur).strip():
-        items.append("".join(cur).strip())
-    return items
-
-
-# one action: a name and one parenthesised argument, which may hold quoted text but no bare
-# parentheses (so two actions missing their comma, `JumpTo(sofa) Observe()`, are not one action)
-_ITEM = re.compile(r"""^([A-Za-z]+)\s*\(((?:[^()"']|"[^"]*"|'[^']*')*)\)$""", re.S)
+def _show(action: tuple[str, Any]) -> str:
+    kind, arg = action
+    if kind == "TermChanges":
+        return f'Term(changes="{arg[0]}")'
+    if kind in ("Observe", "Term", "Return"):
+        return f"{kind}()"
+    return f"{kind}({arg})"
 
 
 def normalize_name(name: str) -> str:
+    """A name as our cognitive-map reader compares it: lower case, single spaces, `_` as a space."""
     return " ".join(name.strip().strip("\"'").replace("_", " ").lower().split())
 
 
-def parse_changes(raw: str) -> list[tuple[str, str]] | None:
-    """`object: position, other: orientation` -> [(object, position), ...]; None if malformed."""
-    text = raw.strip()
-    if not text:
-        return []
-    out = []
-    for entry in text.split(","):
-        name, sep, kind = entry.partition(":")
-        kind = kind.strip().lower().rstrip(".")
-        if not sep or not name.strip() or kind not in CHANGE_TYPES:
+def action_segment(text: str) -> str:
+    """The part of a reply that holds the action list (see the module docstring)."""
+    marks = list(re.finditer(r"FINAL ANSWER\s*:", text, re.IGNORECASE))
+    if marks:
+        return text[marks[-1].end() :]
+    at = text.lower().rfind("actions:")
+    return text[at:] if at >= 0 else text
+
+
+@dataclass
+class ChangedObject:
+    """One reported (or true) change: an object and whether its position and/or facing changed."""
+
+    name: str
+    pos: bool = False
+    ori: bool = False
+
+    def labels(self) -> set[tuple[str, str]]:
+        """Its (object, change type) labels, as the F1 counts them."""
+        return {(self.name, k) for k, on in (("position", self.pos), ("orientation", self.ori)) if on}
+
+
+def parse_change(entry: str) -> ChangedObject | None:
+    """`apple: position`, `chair: rotated`, `lamp: moved` ... (theirs: `ChangedObject.parse`):
+    the name before the colon (quotes stripped, underscores read as spaces, case kept) and the
+    kinds named by any of their keywords after it; None when no keyword is found."""
+    s = entry.strip().strip("\"'")
+    if ":" in s:
+        name, rest = s.split(":", 1)
+    else:
+        parts = s.rsplit(" ", 1)
+        if len(parts) != 2:
             return None
-        out.append((normalize_name(name), kind))
+        name, rest = parts
+    low = rest.lower()
+    pos = any(k in low for k in POSITION_WORDS)
+    ori = any(k in low for k in ORIENTATION_WORDS)
+    if not (pos or ori):
+        return None
+    return ChangedObject(name.strip().strip("\"'").replace("_", " "), pos=pos, ori=ori)
+
+
+def parse_changes(raw: str) -> list[ChangedObject]:
+    """The comma-separated entries of `Term(changes="...")`; only entries with a colon count, the
+    unreadable ones are skipped and entries for one object are merged (theirs: `_parse_changes`)."""
+    merged: dict[str, ChangedObject] = {}
+    for part in raw.split(","):
+        if ":" not in part:
+            continue
+        c = parse_change(part)
+        if c is None:
+            continue
+        if c.name in merged:
+            merged[c.name].pos |= c.pos
+            merged[c.name].ori |= c.ori
+        else:
+            merged[c.name] = c
+    return list(merged.values())
+
+
+def parse_turn(text: str, *, fb_phase: bool = False, allow_return: bool = False) -> Turn | Invalid:
+    """Read a reply as an action sequence (the rules of the module docstring)."""
+    seg = action_segment(text if isinstance(text, str) else str(text))
+    m = re.search(r"\[(.*)\]", seg.strip())
+    if not m:
+        return Invalid("action_list", "no action list `Actions: [ ... ]` was found.")
+    tokens = re.findall(r"([A-Za-z]+\([^()]*\))", m.group(1))
+    if not tokens:
+        return Invalid("empty", "the action list holds no action.")
+    kinds = ["JumpTo", "Rotate", "Observe", "Query"]
+    kinds += ["TermChanges"] if fb_phase else ["Term"]
+    if allow_return:
+        kinds.append("Return")
+    parsed: list[tuple[str, Any]] = []
+    for tok in tokens:
+        tok = tok.strip()
+        for kind in kinds:
+            hit = _PATTERNS[kind].match(tok)
+            if hit is None:
+                continue
+            arg: Any = hit.group(1) if hit.groups() else None
+            if kind == "Rotate":
+                try:
+                    arg = int(arg)
+                except ValueError:
+                    return Invalid("unknown_action", f"'{tok}' is not an action.")
+            elif kind in ("JumpTo", "Query"):
+                arg = arg.replace("_", " ")
+            elif kind == "TermChanges":
+                arg = (arg, parse_changes(arg))
+            parsed.append((kind, arg))
+            break
+        else:
+            hint = ' (this phase ends with Term(changes="..."))' if tok.startswith("Term(") else ""
+            return Invalid("unknown_action", f"'{tok[:60]}' is not an action{hint}.")
+    *moves, final = parsed
+    if final[0] not in FINALS:
+        return Invalid("final_last", f"the last action {_show(final)} is not Observe(), Query() or Term().")
+    early = next((a for a in moves if a[0] in FINALS), None)
+    if early is not None:
+        return Invalid("final_last", f"{_show(early)} comes before the end of the list.")
+    if final[0] in ("Term", "TermChanges") and any(k != "Return" for k, _ in moves):
+        return Invalid("term_alone", "Term() must be alone in its action list.")
+    return Turn(tuple(moves), final)
+
+
+@dataclass
+class Outcome:
+    """What a turn did: its messages (joined into the observation), the agent's pose afterwards,
+    its cost and action counts, what it observed, and how it ended."""
+
+    messages: list[str] = field(default_factory=list)
+    pose: Pose = START
+    cost: float = 0.0
+    counts: dict[str, int] = field(default_factory=dict)
+    seen: list[str] = field(default_factory=list)  # names seen by this turn's Observe()
+    observed_at: Pose | None = None
+    failed: str | None = None  # the failure of a move or of the final action
+    terminated: bool = False
+    changes: list[ChangedObject] | None = None
+    changes_text: str | None = None
+    query: dict[str, Any] | None = None
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.messages)
+
+    def count(self, kind: str) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+
+
+def _rotate_message(deg: int) -> str:
+    if deg == 0:
+        return "You rotated 0°."
+    return f"You rotated {'clockwise' if deg > 0 else 'counterclockwise'} {abs(deg)}°."
+
+
+def execute(world: World, pose: Pose, observed: frozenset[str], t: Turn) -> Outcome:
+    """Run a valid turn from `pose` (see the module docstring); `observed` are the names the agent
+    has observed so far (jumps and queries need them)."""
+    out = Outcome(pose=pose)
+    by_name = {it.name: it for it in items_of(world)}
+    cur = pose
+    for kind, arg in t.moves:
+        failure = None
+        if kind == "Rotate":
+            if arg not in ROTATIONS:
+                failure = ("rotate_degrees", f"Cannot rotate by {arg}°: only {list(ROTATIONS)} allowed.")
+            else:
+                cur = Pose(cur.x, cur.y, turn(cur.facing, arg))
+                out.count("rotate")
+                out.messages.append(_rotate_message(arg))
+        elif kind == "Return":
+            cur = START
+            out.count("return")
+            out.messages.append("You returned to starting position and orientation.")
+        else:  # JumpTo
+            it = by_name.get(arg)
+            if it is None:
+                failure = ("not_found", f"Cannot jump to '{arg}': object not found.")
+            elif arg not in observed:
+                failure = ("not_observed", f"Cannot jump to '{arg}': object not observed yet.")
+            elif not (it.rooms & rooms_at(world, cur.x, cur.y)) or not in_fov(cur, it.x, it.y):
+                failure = ("not_visible", f"Cannot jump to '{arg}': object not visible.")
+            else:
+                cur = Pose(it.x, it.y, cur.facing)
+                out.count("move")
+                out.messages.append(f"You jumped to {arg}.")
+        if failure is not None:
+            out.failed = failure[0]
+            out.messages.append(failure[1])
+            out.pose = cur
+            _observe(
+                world,
+                cur,
+                out,
+                prefix="Subsequent actions are skipped due to failure, instead an observe is executed: ",
+            )
+            return out
+    out.pose = cur
+    kind, arg = t.final
+    if kind == "Observe":
+        _observe(world, cur, out)
+    elif kind == "Query":
+        it = by_name.get(arg)
+        if arg == "initial_pos":
+            out.query = {"name": arg, "x": 0, "y": 0, "facing": "north"}
+        elif it is None:
+            out.failed = "not_found"
+            out.messages.append("Cannot query: object not found")
+            return out
+        elif arg not in observed:
+            out.failed = "not_observed"
+            out.messages.append("Cannot query: object not observed yet")
+            return out
+        else:
+            facing = gate_facing(world, arg) if it.is_gate else (it.facing or world.unoriented_facing)
+            out.query = {"name": arg, "x": it.x, "y": it.y, "facing": facing}
+        q = out.query
+        answer = f"({q['x']}, {q['y']})" + (f", facing {q['facing']}" if q["facing"] else "")
+        out.cost += ACTION_COST["query"]
+        out.count("query")
+        out.messages.append(f"You query {arg}: {answer}")
+    elif kind == "TermChanges":
+        out.terminated = True
+        out.changes_text, out.changes = arg
+        out.count("term")
+        out.messages.append(f"Exploration terminated. Reported changes: {arg[0]}")
+    else:
+        out.terminated = True
+        out.count("term")
+        out.messages.append("Exploration terminated.")
     return out
 
 
-def execute_turn(
-    world: World,
-    pose: Pose,
-    observed: frozenset[str],
-    text: str,
-    *,
-    first_step: bool,
-    changes_phase: bool = False,
-) -> Executed | Violation:
-    """Check `text` against every grammar rule from `pose` and return its effect or the violation."""
-    inner = _find_list(text if isinstance(text, str) else str(text))
-    if inner is None:
-        return Violation("action_list", "no `Actions: [...]` list found in the reply.", unparseable=True)
-    raw_items = split_items(inner)
-    if not raw_items:
-        return Violation("empty", "the action list is empty.")
-    parsed: list[tuple[str, str]] = []
-    for raw in raw_items:
-        m = _ITEM.match(raw)
-        if m is None or m.group(1).lower() not in CANONICAL:
-            hint = " (separate actions with commas)" if raw.count("(") > 1 else ""
-            return Violation("unknown_action", f"'{raw[:60]}' is not an action{hint}.")
-        parsed.append((CANONICAL[m.group(1).lower()], m.group(2).strip()))
-    names = [p[0] for p in parsed]
-    if names.count("Observe") > 1:
-        return Violation("single_observe", f"{names.count('Observe')} Observe() actions in one turn.")
-    if names[-1] not in FINALS:
-        return Violation("final_last", f"the last action is {names[-1]}, not a final action.")
-    if any(n in FINALS for n in names[:-1]):
-        early = next(n for n in names[:-1] if n in FINALS)
-        return Violation("final_last", f"{early} appears before the end of the list.")
-    if names[-1] == "Term" and any(n != "Return" for n in names[:-1]):
-        return Violation("term_alone", "Term() is combined with other actions.")
-    if first_step and "JumpTo" in names:
-        return Violation("no_jump_first_step", "this is the first step; observe before jumping.")
-    by_name = {it.name: it for it in items_of(world)}
-    cur = pose
-    moves: list[str] = []
-    seen = set(observed)
-    jumps = 0
-    for kind, arg in parsed[:-1]:
-        if kind == "Rotate":
-            try:
-                deg = int(arg.strip().rstrip("°"))
-            except ValueError:
-                return Violation("argument", f"Rotate({arg}) needs an integer number of degrees.")
-            if deg not in ROTATIONS:
-                return Violation("rotate_degrees", f"Rotate({deg}) is not allowed.")
-            cur = Pose(cur.x, cur.y, turn(cur.facing, deg))
-            moves.append(f"Rotate({deg})")
-        elif kind == "Return":
-            if arg:
-                return Violation("argument", f"Return() takes no argument, got Return({arg}).")
-            cur = START
-            moves.append("Return()")
-        else:  # JumpTo
-            target = normalize_name(arg)
-            it = by_name.get(target)
-            if not target:
-                return Violation("argument", "JumpTo() needs an object or door name.")
-            if it is None:
-                return Violation("unknown_target", f"there is no '{arg}' in this world.")
-            if target not in seen:
-                return Violation("not_observed", f"'{target}' has not been observed yet.")
-            if (it.x, it.y) != (cur.x, cur.y) and not (
-                it.rooms & rooms_at(world, cur.x, cur.y) and in_fov(cur, it.x, it.y)
-            ):
-                return Violation(
-                    "not_visible", f"'{target}' is not visible from where you are when you jump."
-                )
-            cur = Pose(it.x, it.y, cur.facing)
-            moves.append(f"JumpTo({target})")
-            jumps += 1
-    final, arg = parsed[-1]
-    result = Executed("", moves, final, cur, jumps=jumps)
-    if final == "Observe":
-        if arg:
-            return Violation("argument", f"Observe() takes no argument, got Observe({arg}).")
-        final_text = "Observe()"
-    elif final == "Query":
-        target = normalize_name(arg)
-        if not target:
-            return Violation("argument", "Query() needs an object name.")
-        if target not in by_name:
-            return Violation("unknown_target", f"there is no '{arg}' in this world.")
-        if target not in seen:
-            return Violation("not_observed", f"'{target}' has not been observed yet.")
-        result.target = target
-        final_text = f"Query({target})"
-    else:
-        m = re.fullmatch(r"changes\s*=\s*(\"([^\"]*)\"|'([^']*)')", arg, re.S)
-        if changes_phase:
-            if m is None:
-                return Violation("changes_required", f"got Term({arg[:60]}).")
-            changes = parse_changes(m.group(2) if m.group(2) is not None else m.group(3))
-            if changes is None:
-                return Violation("changes_format", f"cannot read {arg[:80]}.")
-            result.changes = changes
-            listed = ", ".join(f"{n}: {k}" for n, k in changes)
-            final_text = f'Term(changes="{listed}")'
-        else:
-            if arg:
-                return Violation("argument", f"Term() takes no argument in this phase, got Term({arg[:40]}).")
-            final_text = "Term()"
-    result.canonical = "Actions: [" + ", ".join([*moves, final_text]) + "]"
-    return result
+def _observe(world: World, pose: Pose, out: Outcome, prefix: str = "") -> None:
+    out.cost += ACTION_COST["observe"]
+    out.count("observe")
+    out.observed_at = pose
+    out.seen = [i.name for i in visible_items(world, pose)]
+    out.messages.append(prefix + observe_message(world, pose))

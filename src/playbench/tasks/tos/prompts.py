@@ -1,86 +1,118 @@
 """The instructions (system prompt) of the Theory of Space tasks, in our own words.
 
-They carry the paper's rules: the observation model and its bins (text), the 3D setting and the
-object legend (vision), the multi-room rules, the goal, the action grammar with its constraints,
-the costs and the step cap; the phase-specific parts (question, map, false belief) come in the
-observation itself.
+They carry the facts of the authors' exploration prompt (paper Figure 10; the recorded prompt in
+`experiments/*/text/active/think/messages.json`): the observation model and its bins (text), the
+3D setting and the object legend (vision), the multi-room rules, the goal, the actions and their
+grammar, the costs, the scene (rooms, the start room, the objects in the scene's order, the
+doors) and the step cap. Like theirs, no grid size is given. The phase-specific parts (question,
+map, false belief) come in the observation itself.
 """
 
 from __future__ import annotations
 
-from playbench.tasks.tos.world import World
+from playbench.tasks.tos.world import World, rooms_at
 
-TEXT_SETTING = """You reason about space in a 2D grid world of {width}×{height} described only in text. Every object, and you yourself, is a point at integer coordinates (x, y).
+TEXT_SETTING = """You reason about space in a 2D world that exists only as text: a grid on which every object, and you yourself, is a point with integer coordinates (x, y)."""
 
-How observations are reported:
-- Relations use a bearing in degrees and the Euclidean distance, both reported as bins. A bearing lies in [-180, 180]; 0° is straight ahead, positive angles turn clockwise and negative ones counter-clockwise.
-- Orientation words: forward/backward/right/left relative to you (egocentric), north/east/south/west in the world (allocentric). When you face north, forward is north and right is east, and so on. A door's orientation is given as the wall it is on relative to you (e.g. "on left wall").
+RELATIONS = """How observations are reported:
+- A relation is a bearing in degrees plus the Euclidean distance, both reported as bins. A bearing lies in [-180, 180]; 0° is straight ahead, positive angles turn clockwise and negative ones counter-clockwise.
+- Orientation words: forward/backward/right/left relative to you (egocentric), north/east/south/west in the world (allocentric). When you face north, forward is north, right is east, and so on. A door's orientation is given as the wall it is on, relative to you (e.g. "on left wall").
 - Egocentric bins (object relative to you; 0° is ahead): [-45°, -22.5°) front-left; [-22.5°, 0°) front-slight-left; exactly 0° front; (0°, 22.5°] front-slight-right; (22.5°, 45°] front-right; any other angle beyond-fov.
-- Cardinal bins (object relative to another object, 45° each, measured clockwise from north): (-22.5°, 22.5°] north; (22.5°, 67.5°] north-east; (67.5°, 112.5°] east; (112.5°, 157.5°] south-east; (157.5°, 202.5°] south; (202.5°, 247.5°] south-west; (247.5°, 292.5°] west; (292.5°, 337.5°] north-west.
-- Distance bins: 0 same distance; (0, 2] near; (2, 4] mid distance; (4, 8] slightly far; (8, 16] far; (16, 32] very far; above 32 extremely far."""
+- Cardinal bins (one object relative to another, 45° each): (-22.5°, 22.5°] north; (22.5°, 67.5°] north east; (67.5°, 112.5°] east; (112.5°, 157.5°] south east; (157.5°, 202.5°] south; (202.5°, 247.5°] south west; (247.5°, 292.5°] west; (292.5°, 337.5°] north west.
+- Distance bins: 0 same distance; (0, 2] near; (2, 4] mid distance; (4, 8] slightly far; (8, 16] far; (16, 32] very far; beyond 32 extremely far.
+- Proximity: objects in view that are at most 2 apart are also related to each other, with cardinal bins and the same distance bins."""
 
-VISION_SETTING = """You reason about space in a simulated 3D environment. The world is drawn in 3D but it is really a discrete 2D grid of {width}×{height}: every object, and you yourself, stands at integer coordinates (x, y).
-Each Observe() gives you a first-person image of what lies in your field of view (90° wide, eye level). Directions and distances are for you to judge from the image; in your answers name them with these bins:
+VISION_SETTING = """You reason about space in a simulated 3D environment. The world is drawn in 3D but it is really a discrete 2D grid: every object, and you yourself, stands at integer coordinates (x, y).
+Each Observe() gives you a first-person image of what lies in your field of view. When you answer about directions and distances, name them with these bins:
 - Egocentric bins (0° is ahead, + clockwise): [-45°, -22.5°) front-left; [-22.5°, 0°) front-slight-left; 0° front; (0°, 22.5°] front-slight-right; (22.5°, 45°] front-right; otherwise beyond-fov.
-- Cardinal bins (45° each, clockwise from north): north, north-east, east, south-east, south, south-west, west, north-west, each centred on its direction.
-- Distance bins: 0 same distance; (0, 2] near; (2, 4] mid distance; (4, 8] slightly far; (8, 16] far; (16, 32] very far; above 32 extremely far.
-The legend image shows every object of this environment on its own numbered tile; the numbers follow the object list given with it. An object that has a facing direction is shown twice side by side: on the left with its front towards the camera, on the right with its front turned to the left. Objects without a meaningful facing are shown once. Doors are coloured panels in the walls."""
+- Cardinal bins (45° each, clockwise from north): north, north east, east, south east, south, south west, west, north west, each centred on its direction.
+- Distance bins: 0 same distance; (0, 2] near; (2, 4] mid distance; (4, 8] slightly far; (8, 16] far; (16, 32] very far; beyond 32 extremely far.
+The legend image shows every object of this environment on its own numbered tile; the numbers follow the object list. An object that has a facing direction is shown twice side by side: on the left with its front towards the camera, on the right with its front turned to the left. Objects without a meaningful facing are shown once."""
+
+GOAL = "Goal: keep the total COST as low as you can while you build a complete and accurate map of the environment."
 
 ROOMS = """Rooms (there may be several):
-- You see only inside the room you are in; closed doors block the view between rooms.
-- Exception: while you stand in a doorway the door is open and not drawn, and you see into both rooms it joins (still only within your field of view).
-- Doors sit on the walls between rooms, either on vertical or on horizontal walls."""
+- You see only inside the room you are in; doors block the view between rooms.
+- Exception: while you stand in a doorway the door is open and invisible, and you see into both rooms it joins.
+- Rooms are joined by doors in vertical (front/back) or horizontal (left/right) walls."""
 
-GOAL = """Goal: build a complete and accurate map of the environment at the lowest total cost.
-- Cover every object with as few steps as you can; prefer actions that reveal unknown things and avoid repeating yourself.
-- Your field of view is 90°: objects outside it cannot be seen.
-- Keep track of where you are and how you face, and of your initial pose."""
+ACTIONS = """You can jump to objects in your room and, through doors, in other rooms; you can turn and observe. Standing on a door you see objects of both rooms it joins (within your field of view).
 
-GRAMMAR = """Actions: you can jump to objects and doors (within your room and, through doors, across rooms), turn, return and observe. Standing on a door you see into both rooms it joins.
-- JumpTo(OBJ): jump onto the position of an object or door; your facing does not change. The target must have been observed before and must be visible from where you are when you jump (in your room and field of view).
-- Rotate(DEG): turn by DEG degrees, positive clockwise; DEG is one of 0, 90, -90, 180, 270, -270.
-- Return(): go back to your starting position, facing north.
-- Observe(): report what you see from your current position and facing.
-- Query(OBJ): get the exact coordinates of an object you have already observed (origin = your starting position, +y = north).
-- Term(): end the exploration.
+Actions:
+Moves (<M>):
+- JumpTo(OBJ): jump onto the position of an object or door; your facing stays as it is. The target must be in your field of view and must have been observed before. Name it by its object or door name only (not by a number or a direction: JumpTo(left) and JumpTo(1) are invalid).
+- Rotate(DEG): turn relative to your current facing; positive is clockwise, negative counter-clockwise. Only -270, -180, -90, 0, 90, 180 and 270 are allowed.{return_line}
+Final actions (<F>):
+- Observe(): report the objects (doors included) in your field of view from where you stand, and the relations between objects in view that are close to each other, taking your current facing as "north" (a reference relative to you, not the true north). One Observe() at most, as the last action; never Term() after it.
+- Query(OBJ): the coordinates of an object you have already observed, with your initial position as the origin and north as +y. Costly: use it only to settle an ambiguity.
+- Term(): end the exploration. It must stand alone{term_note}, and only in your very last turn.
 
 Action grammar (a hard constraint):
-Actions: [ <M>* <F> ]   with   <M> = JumpTo(OBJ) | Rotate(DEG) | Return()   and   <F> = Observe() | Query(OBJ) | Term()
-- Zero, one or more <M>. No JumpTo in the first step.
-- Exactly one <F>, and it is the last action of the list.
-- At most one Observe().
-- Term() stands alone (it may only follow Return()).
-- A reply that breaks any rule is invalid: nothing happens and it still costs.
-Examples: Actions: [Rotate(90), Observe()]    Actions: [JumpTo(sofa), Rotate(-90), Observe()]    Actions: [Query(lamp)]    Actions: [Term()]
-- Observe() reports only from the pose you end in: after several jumps, the view is from the last position.
-- Actions are carried out in order.
+Actions: [ <M>* <F> ]
+<M> = "JumpTo(OBJ)" | "Rotate(DEG)"{return_alt}
+<F> = "Observe()" | "Query(OBJ)" | "Term()"
+- Zero, one or more <M>; no JumpTo in the first step.
+- Exactly one <F>, and it must be the last action.
+- No more than one Observe().
+- Term() may only appear alone{term_note}.
+- A turn that breaks any of these rules is invalid: nothing happens.
+Examples:
+Valid: Actions: [JumpTo(red door), Rotate(90), JumpTo(table), Observe()]
+Valid: Actions: [Query(table)]
+Invalid (no final action): Actions: [JumpTo(table)]
+Invalid (two final actions): Actions: [Observe(), Rotate(90), Observe()]
+Invalid (Term() with other actions): Actions: [JumpTo(table), Term()]
+- Observe() reports only from your last position and facing: after several jumps, you see from where you ended.
+- Actions run in order. Your field of view is 90°.
+- If a move cannot be made, the remaining actions are skipped and you observe from where you are instead.
 
-Costs: Observe() 1, Query(OBJ) 2, an invalid reply 0.5; moves are free. You have at most {max_steps} steps (one reply = one step).
-Reply format: think if you like, then end with one line `Actions: [ ... ]`."""
+Costs: Observe() 1, Query(OBJ) 2; moves are free.
 
+Rules of thumb:
+- Cover everything in as few steps as you can.
+- Prefer actions that reveal unknown things; avoid repeating yourself.
+- With a 90° field of view you cannot see what is outside it.
+- Keep track of your current pose and of your initial pose."""
 
-SCENE = """This environment: {rooms} room{plural}, {count} objects: {names}. Doors are named by their colour (e.g. "red door")."""
+REPLY = """You have at most {max_steps} exploration steps (one reply = one step).
+Reply format: write your thoughts, then a line `FINAL ANSWER:` followed by the line `Actions: [ ... ]`."""
 
 
 def scene(world: World) -> str:
-    """What the agent is told about the scene before exploring (the paper: the number of rooms and
-    the names of all objects); names in alphabetical order, so the list says nothing about places."""
-    names = sorted(o.name for o in world.objects)
-    rooms = len(world.rooms)
-    return SCENE.format(
-        rooms=rooms, plural="" if rooms == 1 else "s", count=len(names), names=", ".join(names)
+    """What the agent is told about the scene before exploring (theirs: the rooms, the room it
+    starts in, the objects numbered in the scene's order, the doors)."""
+    rooms = sorted(r.id for r in world.rooms)
+    start = min(rooms_at(world, 0, 0))
+    objects = ", ".join(f"{k}: {o.name}" for k, o in enumerate(world.objects, start=1))
+    if len(rooms) == 1:
+        head = "Picture a single room. You start in it, facing north."
+    else:
+        listing = ", ".join(f"room {r}" for r in rooms)
+        head = (
+            f"Picture {len(rooms)} rooms joined by doors: {listing}. You start in room {start}, facing north."
+        )
+    lines = [
+        "The rooms and your starting state:",
+        head + " Unless told otherwise, your starting position is the origin (0, 0) and north is +y.",
+        f"Objects: {objects}",
+    ]
+    if world.gates:
+        lines.append("Doors: " + ", ".join(g.name for g in world.gates))
+    return "\n".join(lines)
+
+
+def instructions(world: World, modality: str, max_steps: int, return_action: bool = False) -> str:
+    setting = VISION_SETTING if modality == "vision" else TEXT_SETTING + "\n\n" + RELATIONS
+    actions = ACTIONS.format(
+        return_line="\n- Return(): go back to your starting position, facing north." if return_action else "",
+        return_alt=' | "Return()"' if return_action else "",
+        term_note=" (or right after Return())" if return_action else "",
     )
+    return "\n\n".join([setting, GOAL, ROOMS, actions, scene(world), REPLY.format(max_steps=max_steps)])
 
 
-def instructions(world: World, modality: str, max_steps: int) -> str:
-    setting = (VISION_SETTING if modality == "vision" else TEXT_SETTING).format(
-        width=world.width, height=world.height
-    )
-    return "\n\n".join([setting, scene(world), ROOMS, GOAL, GRAMMAR.format(max_steps=max_steps)])
-
-
-FALSE_BELIEF = """You are back at your starting position, facing north. Since your exploration, {n} object(s) of the environment have been changed: each one was either moved to another position or turned to another facing, never both.
-Explore again and find out which objects changed and how, at the lowest cost. The actions and rules are the same as before. To answer and finish, use Term(changes="...") — alone in its action list:
-Format: Actions: [Term(changes="object1: change_type, object2: change_type")] where change_type is position or orientation.
-Example: Actions: [Term(changes="lamp: position, chair: orientation")]
+FALSE_BELIEF = """You are back at your starting position, facing north. {n} objects of the environment have been changed since your exploration: each was either moved to another position or turned to another facing, never both.
+Explore again and find out which objects changed and how, at the lowest cost. The actions are the same as before, but you must end with Term(changes="..."), which submits your answer and ends the task:
+Format: Actions: [Term(changes="object1: change_type, object2: change_type")]
+Example: Actions: [Term(changes="apple: position, chair: orientation")]
 You have at most {max_steps} steps for this phase."""

@@ -1,40 +1,47 @@
-"""The nine question families: generation, the question text, ground truth, answer parsing, scoring.
+"""The nine question families: generation, the question text, the true answer and scoring.
 
-A question is plain data (`{"family": ..., ...params}`) stored in the instance; the truth is
-computed from the world. Every answer is read from the text after the last `Answer:` (or, without
-that marker, the last non-empty line) and scored exactly: bins and names must match, coordinate
-lists and orders are scored per object (the share of objects right), `correct` is all right.
+The generators follow the authors' (`tos_base/evaluation/{direction,e2a,rotation,navigation_tasks,
+localization,tasks}.py`, see the README's fidelity table); draws use our own seeded RNG, so the
+questions are theirs in kind and distribution, not draw for draw. A question is plain data
+(`{"family": ..., ...}`) stored in the instance with what scoring needs (`evaluate.py`).
+
+Where the authors' code is not runnable as published (their navigation and localization code
+turns by 45° and then asks for facing words its own relation code cannot give for such headings,
+so it raises), question poses use the four cardinal facings; the README says so.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 import random
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from playbench.tasks.tos.grammar import normalize_name, split_items
+from playbench.tasks.tos import evaluate
 from playbench.tasks.tos.world import (
     CARDINAL_BINS,
+    CARDINAL_LABELS,
     DISTANCE_BINS,
     EGO_BINS,
     FACINGS,
-    ROTATIONS,
     START,
+    Item,
     Pose,
     World,
+    WorldObject,
     bearing,
-    cardinal_bin,
+    distance_bin_points,
+    ego_bin,
     ego_relation,
-    in_fov,
+    item_orientation,
     items_of,
-    observation_key,
-    observation_text,
     pair_relation,
+    relative_angle,
+    room_by_id,
     rooms_at,
-    turn,
+    rotation_between,
+    visible_items,
 )
 
 FAMILIES: tuple[str, ...] = (
@@ -48,10 +55,21 @@ FAMILIES: tuple[str, ...] = (
     "location2view",
     "view2location",
 )
-ORIGIN = (
-    "Treat your starting position as the origin (0, 0) while facing north; x grows to the east "
-    "(right), y to the north (up). "
-)
+# the authors' class names, as their results files and the paper preset name the families
+CLASS_NAMES: dict[str, str] = {
+    "pairwise-direction": "DirectionEvaluationTask",
+    "perspective-taking": "PovEvaluationTask",
+    "perspective-determine": "BackwardPovTextEvaluationTask",
+    "action2view": "Action2ViewEvaluationTask",
+    "view2action": "View2ActionTextEvaluationTask",
+    "allocentric-map": "AlloMappingEvaluationTask",
+    "mental-rotation": "RotEvaluationTask",
+    "location2view": "Location2ViewEvaluationTask",
+    "view2location": "View2LocationTextEvaluationTask",
+}
+VIEW_FAMILIES = ("perspective-determine", "view2action", "view2location")
+MAX_SHOWN = 3  # views quoted in a question show at most three entries (theirs: max_obs=3)
+PLAN_CANDIDATES = 5  # navigation plans drawn per question (theirs: plan_retry)
 
 
 class QuestionError(ValueError):
@@ -63,342 +81,358 @@ class Scored:
     score: float
     correct: bool
     parsed: bool
-    detail: str
-    similarity: float | None = None  # coordinate families: the paper's coordinate similarity
+    detail: str = ""
 
 
-def coordinate_similarity(got: list[tuple[float, float]], want: list[tuple[int, int]]) -> float:
-    """Allocentric map: mean of position similarity (K/N) * exp(-RMSE / L), with the answers paired
-    with the objects in order and L the RMS norm of the true coordinates, and direction accuracy
-    (share of ordered object pairs whose cardinal bin is kept), after the paper's coordinate score."""
-    pairs = list(zip(got, want, strict=False))
-    if not want or not pairs:
-        return 0.0
-    scale = max(1.0, math.sqrt(sum(x * x + y * y for x, y in want) / len(want)))
-    rmse = math.sqrt(sum((g[0] - w[0]) ** 2 + (g[1] - w[1]) ** 2 for g, w in pairs) / len(pairs))
-    position = len(pairs) / len(want) * math.exp(-rmse / scale)
-    ordered = [(i, j) for i in range(len(want)) for j in range(len(want)) if i != j]
-    kept = 0
-    for i, j in ordered:
-        if i < len(got) and j < len(got) and got[i] != got[j] and want[i] != want[j]:
-            dg = (got[i][0] - got[j][0], got[i][1] - got[j][1])
-            dw = (want[i][0] - want[j][0], want[i][1] - want[j][1])
-            kept += cardinal_bin(_bearing_any(*dg)) == cardinal_bin(bearing(*dw))
-    direction = kept / len(ordered) if ordered else 1.0
-    return (position + direction) / 2
+# --- helpers -----------------------------------------------------------------------------------
+def _obj(world: World, name: str) -> WorldObject | Item:
+    for o in world.objects:
+        if o.name == name:
+            return o
+    return next(i for i in items_of(world) if i.name == name)
 
 
-def _bearing_any(dx: float, dy: float) -> float:
-    """`bearing` for offsets that may not be integers (answers may carry decimals)."""
-    if float(dx).is_integer() and float(dy).is_integer():
-        return bearing(int(dx), int(dy))
-    return math.degrees(math.atan2(dx, dy)) % 360.0
+def _entries(world: World, pose: Pose, rooms: frozenset[int]) -> list[dict[str, Any]]:
+    """The view from `pose` (standing in `rooms`) as entries: name, direction, distance, orientation."""
+    out = []
+    for it in visible_items(world, pose, rooms=rooms):
+        dx, dy = it.x - pose.x, it.y - pose.y
+        out.append({
+            "name": it.name,
+            "direction": ego_bin(relative_angle(dx, dy, pose.facing)),
+            "distance": distance_bin_points(dx, dy),
+            "orientation": item_orientation(world, pose, it, rooms),
+        })  # fmt: skip
+    return out
 
 
-# --- answer extraction and normalisation ----------------------------------------------------
-def extract_answer(text: str) -> str:
-    text = text if isinstance(text, str) else str(text)
-    m = list(re.finditer(r"answer\s*:", text, re.I))
-    if m:
-        tail = text[m[-1].end() :]
-    else:
-        lines = [ln for ln in text.splitlines() if ln.strip()]
-        tail = lines[-1] if lines else ""
-    tail = tail.strip().strip("`*").strip()
-    lines = [ln.strip() for ln in tail.splitlines() if ln.strip()]
-    items: list[str] = []
-    for line in lines:  # a list written one item per line ("1. mug", "- sofa") is read as "mug, sofa"
-        m = _LIST_ITEM.match(line)
-        if m is None:
-            break
-        items.append(m.group(1).strip().strip("`*").rstrip(",.").strip())
-    if items:
-        return ", ".join(items)
-    first = lines[0] if lines else ""
-    return first.strip().strip("`*").rstrip(".").strip()
+def _weighted(rng: random.Random, results: list[tuple[int, Any]]) -> Any:
+    """Pick a candidate with probability proportional to how many things it sees (theirs)."""
+    return rng.choices([r[1] for r in results], weights=[r[0] for r in results])[0]
 
 
-_LIST_ITEM = re.compile(r"^(?:\d+[.)]|[-*\u2022])\s+(.+)$")
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+def _limit(rng: random.Random, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    entries = list(entries)
+    if len(entries) > MAX_SHOWN:
+        rng.shuffle(entries)
+    return entries[:MAX_SHOWN]
 
 
-def _object_name(text: str, names: set[str]) -> str:
-    """An object name as written in an answer: unwrapped, normalised, and without a leading article
-    when that is what keeps it from matching ("the lamp")."""
-    name = normalize_name(_unwrap(text))
-    if name not in names:
-        bare = _ARTICLE.sub("", name)
-        if bare in names:
-            return bare
-    return name
+def entry_text(e: dict[str, Any]) -> str:
+    text = f"{e['name']}: {e['direction']}, {e['distance']}"
+    return f"{text}, {e['orientation']}" if e.get("orientation") else text
 
 
-def _squash(s: str) -> str:
-    return re.sub(r"[\s_\-]+", "", s.lower())
+def _closest_facing(dx: int, dy: int) -> str:
+    """The cardinal facing closest to an offset (ties to the earlier of north, east, south, west)."""
+    best = max(FACINGS, key=lambda f: {"north": dy, "east": dx, "south": -dy, "west": -dx}[f])
+    return best
 
 
-_WRAPPERS = "<>[](){}\"'`*"
+# --- generators ----------------------------------------------------------------------------------
+def _direction(world: World, rng: random.Random) -> dict[str, Any]:
+    objs = list(world.objects)
+    if len(objs) < 2:
+        raise QuestionError("needs two objects")
+    rng.shuffle(objs)
+    obj, anchor = objs[0], objs[1]
+    return {"obj": obj.name, "anchor": anchor.name, "answer": pair_relation(obj, anchor)}
 
 
-def _unwrap(s: str) -> str:
-    """Drop the brackets and quotes a model wraps answers in: `<front>`, `[lamp, sofa]`, `(east, near)`
-    (the answer formats are written with angle-bracket placeholders, which models copy)."""
-    return s.strip().strip(_WRAPPERS).strip()
+def _anchor_pose(o: WorldObject) -> tuple[Pose, frozenset[int]]:
+    return Pose(o.x, o.y, o.facing or "north"), frozenset((o.room,))
 
 
-# Accepted spellings of each bin (compared squashed: case, spaces, hyphens and underscores ignored).
-# The canonical names come first; the variants are the usual abbreviations and word orders, which
-# the original evaluation also accepts, so a right answer is not lost to its spelling.
-_CARDINAL_WORDS: dict[str, str] = {_squash(b): b for b in CARDINAL_BINS} | {
-    "n": "north", "e": "east", "s": "south", "w": "west",
-    "ne": "north-east", "nw": "north-west", "se": "south-east", "sw": "south-west",
-}  # fmt: skip
-_EGO_WORDS: dict[str, str] = {_squash(b): b for b in EGO_BINS} | {
-    "leftfront": "front-left", "rightfront": "front-right",
-    "frontslightlyleft": "front-slight-left", "slightfrontleft": "front-slight-left",
-    "slightlyfrontleft": "front-slight-left",
-    "frontslightlyright": "front-slight-right", "slightfrontright": "front-slight-right",
-    "slightlyfrontright": "front-slight-right",
-    "straightahead": "front", "ahead": "front", "outsidefov": "beyond-fov",
-}  # fmt: skip
-_DIST_WORDS: dict[str, str] = {_squash(b): b for b in DISTANCE_BINS} | {
-    "same": "same distance", "mid": "mid distance", "medium": "mid distance",
-    "mediumdistance": "mid distance", "extreme": "extremely far",
-}  # fmt: skip
+def _perspective_taking(world: World, rng: random.Random) -> dict[str, Any]:
+    oriented = [o for o in world.objects if o.facing]
+    rng.shuffle(oriented)
+    for anchor in oriented:
+        pose, rooms = _anchor_pose(anchor)
+        cands = [o for o in world.objects if o is not anchor]
+        rng.shuffle(cands)
+        seen = [o for o in cands if (o.x, o.y) != (pose.x, pose.y) and o.room in rooms
+                and ego_bin(relative_angle(o.x - pose.x, o.y - pose.y, pose.facing)) != "beyond-fov"]  # fmt: skip
+        if seen:
+            target = rng.choice(seen)
+            return {
+                "anchor": anchor.name,
+                "obj": target.name,
+                "answer": ego_relation(pose, target.x, target.y),
+            }
+    raise QuestionError("no oriented object sees another object")
 
 
-def parse_relation(answer: str, kind: str) -> tuple[str, str] | str:
-    """`<direction>, <distance>` -> (direction bin, distance bin), or an error message.
-
-    The two vocabularies are disjoint, so `<distance>, <direction>` is read too."""
-    parts = [_unwrap(p) for p in _unwrap(answer).split(",")]
-    if len(parts) != 2:
-        return f"expected '<direction>, <distance>', got '{answer[:80]}'"
-    words = _CARDINAL_WORDS if kind == "cardinal" else _EGO_WORDS
-    first, second = _squash(parts[0]), _squash(parts[1])
-    if words.get(first) is None and words.get(second) is not None and _DIST_WORDS.get(first) is not None:
-        first, second = second, first
-        parts.reverse()
-    direction = words.get(first)
-    distance = _DIST_WORDS.get(second)
-    if direction is None:
-        names = ", ".join(dict.fromkeys(words.values()))
-        return f"'{parts[0][:40]}' is not a {kind} direction (one of: {names})"
-    if distance is None:
-        return f"'{parts[1][:40]}' is not a distance bin (one of: {', '.join(DISTANCE_BINS)})"
-    return direction, distance
+def _perspective_determine(world: World, rng: random.Random) -> dict[str, Any]:
+    oriented = [o for o in world.objects if o.facing]
+    rng.shuffle(oriented)
+    results = []
+    for o in oriented:
+        pose, rooms = _anchor_pose(o)
+        entries = _entries(world, pose, rooms)
+        if entries:
+            results.append((len(entries), (o, entries)))
+    if not results:
+        raise QuestionError("no oriented object sees anything")
+    anchor, entries = _weighted(rng, results)
+    return {
+        "anchor": anchor.name,
+        "answer": anchor.name,
+        "rooms": [anchor.room],
+        "shown": _limit(rng, entries),
+    }
 
 
-# an (x, y) pair; the parentheses may be missing and the numbers may carry decimals
-_COORD = re.compile(r"\(?\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)?")
-
-
-def parse_coordinates(answer: str) -> list[tuple[float, float]]:
-    """Every (x, y) pair in `answer`; integral values come back as ints, others as floats (which
-    can never equal a grid point, so they score as wrong rather than as unreadable)."""
-
-    def num(text: str) -> float:
-        value = float(text)
-        return int(value) if value.is_integer() else value
-
-    return [(num(a), num(b)) for a, b in _COORD.findall(answer)]
-
-
-# --- helpers --------------------------------------------------------------------------------
-def _obj(world: World, name: str) -> Any:
-    return next(o for o in world.objects if o.name == name)
-
-
-def standing_points(world: World) -> list[tuple[int, int]]:
-    pts = [(x, y) for r in world.rooms for x in range(r.x0, r.x1 + 1) for y in range(r.y0, r.y1 + 1)]
-    return pts + [(g.x, g.y) for g in world.gates]
-
-
-_MOVE = re.compile(r"(JumpTo|Rotate|Return)\s*\(([^()]*)\)", re.I | re.S)  # one move, no nested parentheses
-
-
-def parse_moves(answer: str) -> list[str] | str:
-    """A view2action answer as its list of move actions, or an error message. The list may be
-    written bare (`JumpTo(lamp), Rotate(90)`) or bracketed (`Actions: [JumpTo(lamp), Rotate(90)]`)."""
-    text = answer.strip()
-    if "[" in text:
-        inner = text[text.index("[") + 1 :]
-        text = inner[: inner.rindex("]")] if "]" in inner else inner
-    moves = split_items(text)
-    if not moves:
-        return "no move actions found"
-    for raw in moves:
-        if _MOVE.fullmatch(raw.strip()) is None:
-            return f"'{raw[:40]}' is not a move action (JumpTo(OBJ), Rotate(DEG), Return())"
-    return moves
-
-
-def run_moves(world: World, moves: list[str]) -> Pose | str:
-    """Execute move actions from the start (every object counts as observed; rooms and field of
-    view still apply); the final pose, or an error message."""
-    by_name = {it.name: it for it in items_of(world)}
-    cur = START
-    for raw in moves:
-        m = re.fullmatch(r"([A-Za-z]+)\s*\((.*)\)", raw.strip())
-        if m is None:
-            return f"'{raw[:40]}' is not a move action"
-        kind, arg = m.group(1).lower(), m.group(2).strip()
-        if kind == "rotate":
-            try:
-                deg = int(arg.rstrip("°").strip())
-            except ValueError:
-                return f"Rotate({arg[:20]}) needs integer degrees"
-            if deg not in ROTATIONS:
-                return f"Rotate({deg}) is not allowed"
-            cur = Pose(cur.x, cur.y, turn(cur.facing, deg))
-        elif kind == "return" and not arg:
-            cur = START
-        elif kind == "jumpto":
-            it = by_name.get(normalize_name(arg))
-            if it is None:
-                return f"there is no '{arg[:30]}'"
-            if (it.x, it.y) != (cur.x, cur.y) and not (
-                it.rooms & rooms_at(world, cur.x, cur.y) and in_fov(cur, it.x, it.y)
-            ):
-                return f"'{it.name}' is not visible when jumping"
-            cur = Pose(it.x, it.y, cur.facing)
+def _plan(world: World, rng: random.Random, steps: int) -> tuple[list[tuple[str, Any]], Pose]:
+    """A navigation plan from the start (theirs: `_generate_plan`): `steps` jumps, each to an
+    object or door of the agent's room(s), a door chosen six times in ten when one is there and,
+    after a door, an object of the room beyond it preferred; a turn towards each target first,
+    then a final facing that sees at least one thing."""
+    pose = START
+    plan: list[tuple[str, Any]] = []
+    after_gate: frozenset[int] = frozenset()
+    items = items_of(world)
+    for _ in range(steps):
+        here = rooms_at(world, pose.x, pose.y)
+        cand = [i for i in items if i.rooms & here and (i.x, i.y) != (pose.x, pose.y)]
+        if not cand:
+            raise QuestionError("nowhere to jump")
+        gates = [i for i in cand if i.is_gate]
+        plain = [i for i in cand if not i.is_gate]
+        if after_gate:
+            pool = [i for i in plain if i.rooms & after_gate] or plain or gates
+            target = rng.choice(pool)
+        elif gates and rng.randrange(10) < 6:
+            target = rng.choice(gates)
         else:
-            return f"'{raw[:40]}' is not a move action (JumpTo, Rotate, Return)"
-    return cur
-
-
-def _random_moves(world: World, rng: random.Random, jumps: int) -> tuple[list[str], Pose] | None:
-    """A valid move sequence of `jumps` jumps, each preceded by an optional rotation, then a turn."""
-    by_name = {it.name: it for it in items_of(world) if not it.is_gate}
-    cur = START
-    moves: list[str] = []
-    for _ in range(jumps):
-        deg = rng.choice((0, 0, 90, -90, 180))
-        facing = turn(cur.facing, deg)
-        here = rooms_at(world, cur.x, cur.y)
-        options = [
-            it for it in by_name.values()
-            if it.rooms & here and (it.x, it.y) != (cur.x, cur.y) and in_fov(Pose(cur.x, cur.y, facing), it.x, it.y)
-        ]  # fmt: skip
-        if not options:
-            return None
+            target = rng.choice(plain or cand)
+        facing = _closest_facing(target.x - pose.x, target.y - pose.y)
+        deg = rotation_between(pose.facing, facing)
         if deg:
-            moves.append(f"Rotate({deg})")
-        it = rng.choice(sorted(options, key=lambda i: i.name))
-        moves.append(f"JumpTo({it.name})")
-        cur = Pose(it.x, it.y, facing)
-    deg = rng.choice((0, 90, -90, 180))
+            plan.append(("rotate", -180 if deg == 180 else deg))
+        plan.append(("jumpto", target.name))
+        pose = Pose(target.x, target.y, facing)
+        after_gate = (target.rooms - here) if target.is_gate else frozenset()
+    rooms = rooms_at(world, pose.x, pose.y)
+    options = [f for f in FACINGS if visible_items(world, Pose(pose.x, pose.y, f), rooms=rooms)]
+    final = rng.choice(options) if options else "north"
+    deg = rotation_between(pose.facing, final)
     if deg:
-        moves.append(f"Rotate({deg})")
-        cur = Pose(cur.x, cur.y, turn(cur.facing, deg))
-    return moves, cur
+        plan.append(("rotate", -180 if deg == 180 else deg))
+    return plan, Pose(pose.x, pose.y, final)
 
 
-def _targets_in_view(world: World, pose: Pose, exclude: str | None = None) -> list[str]:
-    return sorted(o.name for o in world.objects if o.name != exclude and in_fov(pose, o.x, o.y))
+def _plan_with_view(
+    world: World, rng: random.Random, steps: int
+) -> tuple[list[tuple[str, Any]], Pose, list[dict[str, Any]]]:
+    results = []
+    for _ in range(PLAN_CANDIDATES):
+        plan, end = _plan(world, rng, steps)
+        entries = _entries(world, end, rooms_at(world, end.x, end.y))
+        if entries:
+            results.append((len(entries), (plan, end, entries)))
+    if not results:
+        raise QuestionError("no plan ends with something in view")
+    plan, end, entries = _weighted(rng, results)
+    return plan, end, _limit(rng, entries)
 
 
-def _view_text(world: World, pose: Pose) -> str:
-    """An observation on one line. The close-pair relations keep their frame (the viewer's facing
-    called "north"): without it, "a is south of b" would read as a map direction."""
-    lines = observation_text(world, pose).splitlines()
-    cut = next((k for k, ln in enumerate(lines) if ln.startswith("Close pairs")), len(lines))
-    items = [ln[2:] for ln in lines[:cut] if ln.startswith("- ")]
-    pairs = [ln[2:] for ln in lines[cut:] if ln.startswith("- ")]
-    text = "; ".join(items)
-    if pairs:
-        text += '; close pairs (your current facing direction called "north"): ' + "; ".join(pairs)
-    return text
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
-def mental_rotation_order(world: World, names: list[str], direction: str) -> list[str]:
-    def key(name: str) -> tuple[float, int, str]:
-        o = _obj(world, name)
-        b = bearing(o.x, o.y) % 360.0
-        return ((360.0 - b) % 360.0 if direction == "counterclockwise" else b, o.x * o.x + o.y * o.y, name)
-
-    return sorted(names, key=key)
-
-
-# --- generation -------------------------------------------------------------------------------
-def generate(world: World, family: str, rng: random.Random) -> dict[str, Any]:
-    """A question of `family` about `world`; raises QuestionError when none fits."""
-    objs = sorted(world.objects, key=lambda o: o.name)
-    names = [o.name for o in objs]
-    facing_objs = [o for o in objs if o.facing is not None]
-    if family == "pairwise-direction":
-        if len(names) < 2:
-            raise QuestionError("a pairwise question needs two objects")
-        obj, anchor = rng.sample(names, 2)
-        return {"family": family, "obj": obj, "anchor": anchor}
-    if family == "perspective-taking":
-        pairs = [
-            (a.name, t)
-            for a in facing_objs
-            for t in _targets_in_view(world, Pose(a.x, a.y, a.facing), a.name)
-        ]
-        if not pairs:
-            raise QuestionError("no object is in view from an object with a facing")
-        anchor, obj = rng.choice(pairs)
-        return {"family": family, "anchor": anchor, "obj": obj}
-    if family == "perspective-determine":
-        keys = {o.name: observation_key(world, Pose(o.x, o.y, o.facing)) for o in facing_objs}
-        unique = [n for n, k in keys.items() if k and list(keys.values()).count(k) == 1]
-        if not unique:
-            raise QuestionError("no object's view is unique")
-        return {"family": family, "anchor": rng.choice(unique)}
-    if family in ("action2view", "view2action"):
-        for _ in range(30):
-            drawn = _random_moves(world, rng, rng.choice((1, 2)))
-            if drawn is None:
-                continue
-            moves, pose = drawn
-            if family == "action2view":
-                targets = _targets_in_view(world, pose)
-                if targets:
-                    return {"family": family, "actions": moves, "target": rng.choice(targets)}
-            elif observation_key(world, pose):
-                return {"family": family, "actions": moves, "x": pose.x, "y": pose.y, "facing": pose.facing}
-        raise QuestionError("no move sequence with something in view")
-    if family == "allocentric-map":
-        k = min(len(names), rng.randint(3, 5))
-        return {"family": family, "objects": rng.sample(names, k)}
-    if family == "mental-rotation":
-        k = min(len(names), rng.randint(3, 4))
-        return {
-            "family": family,
-            "objects": rng.sample(names, k),
-            "direction": rng.choice(("clockwise", "counterclockwise")),
-        }
-    if family == "location2view":
-        occupied = {(o.x, o.y) for o in world.objects} | {(0, 0)}
-        free = [p for p in standing_points(world) if p not in occupied]
-        for _ in range(50):
-            x, y = rng.choice(free)
-            facing = rng.choice(FACINGS)
-            targets = _targets_in_view(world, Pose(x, y, facing))
-            if targets:
-                return {"family": family, "x": x, "y": y, "facing": facing, "target": rng.choice(targets)}
-        raise QuestionError("no free location with an object in view")
-    if family == "view2location":
-        occupied = {(o.x, o.y) for o in world.objects}
-        points = [p for p in standing_points(world) if p not in occupied and p != (0, 0)]
-        rng.shuffle(points)
-        for x, y in points:
-            facing = rng.choice(FACINGS)
-            key = observation_key(world, Pose(x, y, facing))
-            if len(key) < 2:
-                continue
-            matches = sum(
-                observation_key(world, Pose(px, py, facing)) == key for px, py in standing_points(world)
-            )
-            if matches <= 2:
-                return {"family": family, "x": x, "y": y, "facing": facing}
-        raise QuestionError("no location with a telling view")
-    raise ValueError(f"unknown question family {family!r} (known: {', '.join(FAMILIES)})")
+def describe_jump(world: World, pose: Pose, name: str) -> str:
+    """A jump written relative to the agent (theirs: `_describe_target`): the target's bins, and
+    when other visible things share both bins, its rank from the left and from near to far."""
+    target = _obj(world, name)
+    dx, dy = target.x - pose.x, target.y - pose.y
+    d_bin, s_bin = ego_bin(relative_angle(dx, dy, pose.facing)), distance_bin_points(dx, dy)
+    group = []
+    for it in visible_items(world, pose):
+        ix, iy = it.x - pose.x, it.y - pose.y
+        if ego_bin(relative_angle(ix, iy, pose.facing)) == d_bin and distance_bin_points(ix, iy) == s_bin:
+            group.append((it.name, relative_angle(ix, iy, pose.facing), ix * ix + iy * iy))
+    if len(group) > 1:
+        left = 1 + [g[0] for g in sorted(group, key=lambda g: g[1])].index(name)
+        near = 1 + [g[0] for g in sorted(group, key=lambda g: g[2])].index(name)
+        near_text = (
+            "nearest" if near == 1 else "farthest" if near == len(group) else f"{_ordinal(near)} nearest"
+        )
+        return (f"Among the things at {d_bin}, {s_bin} from you, you jump to the {_ordinal(left)} from the "
+                f"left, which is also the {near_text} one.")  # fmt: skip
+    return f"You jump to the thing at {d_bin}, {s_bin}."
 
 
-# --- question text ----------------------------------------------------------------------------
+def plan_lines(world: World, plan: list[tuple[str, Any]]) -> list[str]:
+    lines, pose = [], START
+    for k, (kind, arg) in enumerate(plan, start=1):
+        if kind == "rotate":
+            lines.append(f"{k}. Rotate({arg})")
+            pose = Pose(pose.x, pose.y, _turned(pose.facing, arg))
+        else:
+            lines.append(f"{k}. {describe_jump(world, pose, arg)}")
+            t = _obj(world, arg)
+            pose = Pose(t.x, t.y, pose.facing)
+    return lines
+
+
+def _turned(facing: str, deg: int) -> str:
+    return FACINGS[(FACINGS.index(facing) + deg // 90) % 4]
+
+
+def _action2view(world: World, rng: random.Random) -> dict[str, Any]:
+    plan, end, shown = _plan_with_view(world, rng, steps=2)
+    rng.shuffle(shown)
+    first = shown[0]
+    return {
+        "plan": [list(p) for p in plan],
+        "target": first["name"],
+        "answer": f"{first['direction']}, {first['distance']}",
+    }
+
+
+def _view2action(world: World, rng: random.Random) -> dict[str, Any]:
+    plan, end, shown = _plan_with_view(world, rng, steps=3)
+    return {
+        "plan": [list(p) for p in plan],
+        "x": end.x,
+        "y": end.y,
+        "facing": end.facing,
+        "rooms": sorted(rooms_at(world, end.x, end.y)),
+        "shown": shown,
+    }
+
+
+def _allocentric(world: World, rng: random.Random) -> dict[str, Any]:
+    pool = list(world.objects)
+    rng.shuffle(pool)
+    count = rng.randint(3, min(5, len(pool))) if len(pool) >= 3 else len(pool)
+    if count < 1:
+        raise QuestionError("no objects")
+    chosen = pool[:count]
+    return {"objects": [o.name for o in chosen], "coords": [[o.x, o.y] for o in chosen]}
+
+
+ROTATION_EPS = 30.0  # objects chosen for mental rotation differ in bearing by more than this (theirs)
+
+
+def _rotation(world: World, rng: random.Random) -> dict[str, Any]:
+    direction = rng.choice(["clockwise", "counterclockwise"])
+    cands = []
+    for o in world.objects:
+        if (o.x, o.y) == (0, 0):
+            continue
+        b = bearing(o.x, o.y)
+        ang = b % 360.0 if direction == "clockwise" else (-b) % 360.0
+        if ang < 1e-3 or ang > 360.0 - 1e-3:
+            continue  # never the object straight ahead at the start
+        cands.append((o.name, ang, o.x * o.x + o.y * o.y))
+    if len(cands) < 3:
+        raise QuestionError("fewer than three objects for the rotation")
+    schedule = list(
+        dict.fromkeys(max(v, 1.0) for v in (ROTATION_EPS, ROTATION_EPS / 2, ROTATION_EPS / 4, 1.0))
+    )
+    for eps in schedule:
+        for _ in range(5):
+            rng.shuffle(cands)
+            picked: list[tuple[str, float, int]] = []
+            for c in cands:
+                if all(abs(c[1] - p[1]) > eps for p in picked):
+                    picked.append(c)
+            if len(picked) >= 3:
+                picked.sort(key=lambda c: (c[1], c[2]))
+                count = rng.randint(3, min(len(picked), 5))
+                order = [c[0] for c in picked[:count]]
+                return {"direction": direction, "objects": sorted(order), "answer": order}
+    raise QuestionError("no well separated objects for the rotation")
+
+
+def _pick_room(world: World, rng: random.Random) -> int:
+    rids = [r.id for r in world.rooms]
+    rng.shuffle(rids)
+    for rid in rids:
+        objs = [o for o in world.objects if o.room == rid]
+        if any((a.x - b.x) ** 2 + (a.y - b.y) ** 2 > 1 for a, b in itertools.combinations(objs, 2)):
+            return rid
+    return world.rooms[0].id
+
+
+def _located_pose(world: World, rng: random.Random) -> tuple[Pose, int, list[dict[str, Any]]]:
+    """A free point and facing that sees at least two things (theirs: `_pick_best_pose_and_obs`)."""
+    occupied = {(o.x, o.y) for o in world.objects}
+    results = []
+    for _ in range(20):
+        rid = _pick_room(world, rng)
+        room = room_by_id(world, rid)
+        for _ in range(10):
+            x, y = rng.randint(room.x0, room.x1), rng.randint(room.y0, room.y1)
+            if (x, y) not in occupied:
+                pose = Pose(x, y, rng.choice(FACINGS))
+                entries = _entries(world, pose, frozenset((rid,)))
+                if len(entries) >= 2:
+                    results.append((len(entries), (pose, rid, entries)))
+                break
+    if not results:
+        raise QuestionError("no point sees two things")
+    pose, rid, entries = _weighted(rng, results)
+    return pose, rid, _limit(rng, entries)
+
+
+def _origin(world: World, rng: random.Random, rid: int) -> dict[str, Any]:
+    """The start, or (when the pose is in another room) a door of the pose's room (theirs)."""
+    if rid in rooms_at(world, 0, 0):
+        return {"origin": None, "ox": 0, "oy": 0}
+    gates = [g for g in world.gates if rid in g.rooms]
+    if not gates:
+        return {"origin": None, "ox": 0, "oy": 0}
+    g = rng.choice(gates)
+    return {"origin": g.name, "ox": g.x, "oy": g.y}
+
+
+def _location2view(world: World, rng: random.Random) -> dict[str, Any]:
+    pose, rid, entries = _located_pose(world, rng)
+    origin = _origin(world, rng, rid)
+    first = entries[0]
+    return {"x": pose.x, "y": pose.y, "facing": pose.facing, **origin, "target": first["name"],
+            "answer": f"{first['direction']}, {first['distance']}"}  # fmt: skip
+
+
+def _view2location(world: World, rng: random.Random, task_pose: Pose | None = None) -> dict[str, Any]:
+    if task_pose is None:
+        pose, rid, entries = _located_pose(world, rng)
+    else:  # a pose the scene prepared (the authors' vision scenes)
+        pose = task_pose
+        rid = min(rooms_at(world, pose.x, pose.y))
+        entries = _limit(rng, _entries(world, pose, frozenset((rid,))))
+    origin = _origin(world, rng, rid)
+    return {"x": pose.x, "y": pose.y, "facing": pose.facing, "room": rid, **origin, "shown": entries,
+            "coord": [pose.x - origin["ox"], pose.y - origin["oy"]]}  # fmt: skip
+
+
+_GENERATORS = {
+    "pairwise-direction": _direction,
+    "perspective-taking": _perspective_taking,
+    "perspective-determine": _perspective_determine,
+    "action2view": _action2view,
+    "view2action": _view2action,
+    "allocentric-map": _allocentric,
+    "mental-rotation": _rotation,
+    "location2view": _location2view,
+    "view2location": _view2location,
+}
+
+
+def make_question(world: World, family: str, seed: int, task_pose: Pose | None = None) -> dict[str, Any]:
+    """A question of `family` about `world` (raises QuestionError if the world cannot host one)."""
+    rng = random.Random(seed)
+    if family == "view2location" and task_pose is not None:
+        q = _view2location(world, rng, task_pose)
+    else:
+        q = _GENERATORS[family](world, rng)
+    return {"family": family, **q}
+
+
+# --- question text ---------------------------------------------------------------------------
 ANSWER_FORMATS: dict[str, tuple[str, str]] = {
     "pairwise-direction": ("<cardinal direction>, <distance>", "north-west, near"),
     "perspective-taking": ("<ego direction>, <distance>", "front-left, near"),
@@ -413,210 +447,174 @@ ANSWER_FORMATS: dict[str, tuple[str, str]] = {
 
 
 def question_pose(world: World, q: dict[str, Any]) -> Pose | None:
-    """The pose whose view the question shows (an image in the vision modality)."""
+    """The pose whose view the question quotes (an image with `image_questions`)."""
     fam = q["family"]
     if fam == "perspective-determine":
         o = _obj(world, q["anchor"])
-        return Pose(o.x, o.y, o.facing)
+        return Pose(o.x, o.y, getattr(o, "facing", None) or "north")
     if fam in ("view2action", "view2location"):
         return Pose(q["x"], q["y"], q["facing"])
     return None
 
 
+def _origin_line(q: dict[str, Any]) -> str:
+    if q.get("origin"):
+        return f"Take the {q['origin']} as the new origin (0, 0).\n"
+    return "Keep your starting position as the origin (0, 0).\n"
+
+
 def question_text(world: World, q: dict[str, Any], view_as_image: bool = False) -> str:
-    """The question in our own words, carrying the paper's parameters and answer format."""
+    """The question in our own words, carrying the authors' question facts and answer format."""
     fam = q["family"]
-    pose = question_pose(world, q)
-    view = "the view shown in the image below" if view_as_image else (_view_text(world, pose) if pose else "")
     if fam == "pairwise-direction":
-        body = (
-            "You are back at your starting position, facing north. Looking at the layout from above, "
-            f"where is {q['obj']} relative to {q['anchor']}?"
-        )
+        body = (f"You are back at your starting position, facing north.\nOn a top-down map, where is {q['obj']} "
+                f"relative to {q['anchor']}?")  # fmt: skip
     elif fam == "perspective-taking":
-        body = (
-            f"Imagine you jump to {q['anchor']}'s position and face the direction it faces. "
-            f"Where is {q['obj']} relative to you?"
-        )
+        body = (f"Now you jump to where {q['anchor']} is and face the way it faces.\nWhere is {q['obj']} "
+                "relative to you?")  # fmt: skip
     elif fam == "perspective-determine":
-        body = (
-            "Imagine you jump to the position of one of the objects and face the direction it faces. "
-            f"From there you observe: {view}. At which object are you standing?"
+        seen = (
+            "the view in the image below" if view_as_image else "; ".join(entry_text(e) for e in q["shown"])
         )
+        body = ("Now you jump to the position of one of the objects and face the way it faces.\n"
+                f"You observe: {seen}.\nWhich object are you standing at?")  # fmt: skip
     elif fam == "action2view":
-        body = (
-            "You are back at your starting position, facing north. You carry out this action sequence: "
-            f"{', '.join(q['actions'])}. Afterwards, what is the egocentric relation of {q['target']} to you?"
-        )
+        steps = "\n".join(plan_lines(world, [tuple(p) for p in q["plan"]]))
+        body = ("You are back at your starting position, facing north.\nYou carry out these actions:\n"
+                f"{steps}\n\nAfterwards, what is the egocentric relation of {q['target']} to you?")  # fmt: skip
     elif fam == "view2action":
-        body = (
-            "You are back at your starting position, facing north. You then carried out a sequence of "
-            f"moves that left you at a new position and facing. There you observe: {view}. Which action "
-            "sequence got you there? It must be a valid sequence of move actions only (JumpTo, Rotate, Return)."
+        seen = (
+            "the view in the image below"
+            if view_as_image
+            else "\n".join(f"• {entry_text(e)}" for e in q["shown"])
         )
+        body = ("You are back at your starting position, facing north.\nThen you carried out a sequence of "
+                f"actions that left you at a new position and facing. There you observe:\n{seen}\n\n"
+                "Which action sequence led to this view? It must be valid and hold move actions only.")  # fmt: skip
     elif fam == "allocentric-map":
-        body = ORIGIN + f"Give the coordinates (x east, y north) of these objects: {', '.join(q['objects'])}."
+        body = ("Take your starting position as the origin (0, 0), facing north, and give allocentric "
+                f"coordinates (x to the right/east, y up/north).\nObjects: {', '.join(q['objects'])}.")  # fmt: skip
     elif fam == "mental-rotation":
-        side = "right" if q["direction"] == "clockwise" else "left"
-        body = (
-            "You are back at your starting position, facing north. You now turn in place through a full "
-            f"circle, continuously {q['direction']} (to your {side}). Pretend the walls are gone, so every "
-            f"object can be seen. Consider only these objects: {', '.join(q['objects'])}. List them in the "
-            "order in which each comes directly in front of you during the turn; if two share a bearing, "
-            "the nearer one comes first."
-        )
+        body = ("You are back at your starting position, facing north.\nYou turn in place through a full "
+                f"360 degrees, continuously {q['direction']}.\nImagine the walls are gone, so every object can be "
+                f"seen.\nConsider these objects: {', '.join(q['objects'])}.\nList them in the order in which "
+                "each comes directly in front of you while you turn.\nIf two share a bearing, the nearer comes "
+                "first.")  # fmt: skip
     elif fam == "location2view":
-        body = (
-            ORIGIN + f"You move to ({q['x']}, {q['y']}) and face {q['facing']}. What is the egocentric "
-            f"relation of {q['target']} to you?"
-        )
+        body = (_origin_line(q) + f"You move to ({q['x'] - q['ox']}, {q['y'] - q['oy']}) and face {q['facing']}.\n"
+                f"What is the egocentric relation of {q['target']} to you?")  # fmt: skip
     else:  # view2location
-        body = (
-            f"You move to a new position and face {q['facing']}. There you observe: {view}. "
-            + ORIGIN
-            + "What is your new position (x, y)?"
+        seen = (
+            "the view in the image below"
+            if view_as_image
+            else "\n".join(f"• {entry_text(e)}" for e in q["shown"])
         )
+        body = (f"You move to a new position and face {q['facing']}.\nYou observe:\n{seen}\n"
+                + _origin_line(q) + "What is your new 2D coordinate (x, y)?")  # fmt: skip
     fmt, example = ANSWER_FORMATS[fam]
-    return (
-        f"{body}\nAnswer format: {fmt} (e.g. {example}).\nEnd your reply with a line `Answer: <your answer>`."
-    )
+    return f"{body}\n\nAnswer format: {fmt}\nExample: {example}\nEnd your reply with `FINAL ANSWER: <your answer>`."
 
 
 # --- truth and scoring ------------------------------------------------------------------------
 def truth(world: World, q: dict[str, Any]) -> str:
-    """The canonical correct answer."""
+    """A correct answer, written as the answer format asks."""
     fam = q["family"]
-    if fam == "pairwise-direction":
-        return pair_relation(_obj(world, q["obj"]), _obj(world, q["anchor"]))
-    if fam == "perspective-taking":
-        a, o = _obj(world, q["anchor"]), _obj(world, q["obj"])
-        return ego_relation(Pose(a.x, a.y, a.facing), o.x, o.y)
+    if fam in ("pairwise-direction", "perspective-taking", "action2view", "location2view"):
+        return str(q["answer"])
     if fam == "perspective-determine":
-        return q["anchor"]
-    if fam == "action2view":
-        pose = run_moves(world, q["actions"])
-        assert isinstance(pose, Pose)
-        o = _obj(world, q["target"])
-        return ego_relation(pose, o.x, o.y)
+        return str(q["answer"])
     if fam == "view2action":
-        return ", ".join(q["actions"]) if q["actions"] else "Rotate(0)"
+        moves = [f"Rotate({a})" if k == "rotate" else f"JumpTo({a})" for k, a in q["plan"]]
+        return ", ".join(moves) if moves else "Rotate(0)"
     if fam == "allocentric-map":
-        return "; ".join(f"({_obj(world, n).x}, {_obj(world, n).y})" for n in q["objects"])
+        return "; ".join(f"({x}, {y})" for x, y in q["coords"])
     if fam == "mental-rotation":
-        return ", ".join(mental_rotation_order(world, q["objects"], q["direction"]))
-    if fam == "location2view":
-        o = _obj(world, q["target"])
-        return ego_relation(Pose(q["x"], q["y"], q["facing"]), o.x, o.y)
-    return f"({q['x']}, {q['y']})"
+        return ", ".join(q["answer"])
+    return f"({q['coord'][0]}, {q['coord'][1]})"
 
 
-def score(world: World, q: dict[str, Any], reply: str) -> Scored:
-    """Score a reply; unreadable answers score 0 with the reason in `detail`."""
+def extract_answer(text: str) -> str:
+    """The answer part of a reply: after the last `FINAL ANSWER:` (else the last `Answer:`), else
+    the last non-empty line."""
+    if not isinstance(text, str):
+        text = str(text)
+    for marker in (r"FINAL ANSWER\s*:", r"\bAnswer\s*:"):
+        hits = list(re.finditer(marker, text, re.IGNORECASE))
+        if hits:
+            return text[hits[-1].end() :].strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def score(world: World, q: dict[str, Any], reply: str, partial_credit: bool = False) -> Scored:
+    """Score a reply as the authors do (`evaluate.py`); `partial_credit` (ours) gives mental rotation
+    and allocentric maps the share of positions right instead."""
     fam = q["family"]
     answer = extract_answer(reply)
     if not answer:
-        return Scored(0.0, False, False, "no answer found (end the reply with `Answer: ...`)")
-    expected = truth(world, q)
+        return Scored(0.0, False, False, "no answer found (end the reply with `FINAL ANSWER: ...`)")
     if fam in ("pairwise-direction", "perspective-taking", "action2view", "location2view"):
-        got = parse_relation(answer, "cardinal" if fam == "pairwise-direction" else "ego")
-        if isinstance(got, str):
-            return Scored(0.0, False, False, got)
-        want = tuple(p.strip() for p in expected.split(","))
-        hits = (got[0] == want[0]) + (got[1] == want[1])
-        return Scored(hits / 2, hits == 2, True, f"{got[0]}, {got[1]}")
-    if fam == "perspective-determine":
-        name = _object_name(answer, {o.name for o in world.objects})
-        if name not in {o.name for o in world.objects}:
-            return Scored(0.0, False, False, f"'{answer[:40]}' is not an object of this world")
-        return Scored(float(name == expected), name == expected, True, name)
-    if fam == "view2action":
-        moves = parse_moves(answer)
-        if isinstance(moves, str):
-            return Scored(0.0, False, False, moves)
-        pose = run_moves(world, moves)
-        if isinstance(pose, str):
-            # well-formed but not executable (a turn of 45°, a jump out of view): a wrong answer
-            return Scored(0.0, False, True, f"invalid move sequence: {pose}")
-        ok = observation_key(world, pose) == observation_key(world, Pose(q["x"], q["y"], q["facing"]))
-        return Scored(float(ok), ok, True, ", ".join(moves))
-    if fam == "allocentric-map":
-        coords = parse_coordinates(answer)
-        if not coords:
-            return Scored(0.0, False, False, "no (x, y) coordinates found")
-        want = parse_coordinates(expected)
-        hits = sum(a == b for a, b in zip(coords, want, strict=False))
-        ok = hits == len(want) and len(coords) == len(want)
-        similarity = coordinate_similarity(coords, [(int(x), int(y)) for x, y in want])
-        return Scored(hits / len(want), ok, True, answer, similarity)
-    if fam == "mental-rotation":
-        known = {o.name for o in world.objects}
-        got_names = [_object_name(n, known) for n in _unwrap(answer).split(",") if _unwrap(n)]
-        want_names = expected.split(", ")
-        if not set(got_names) & set(want_names):
-            return Scored(
-                0.0,
-                False,
-                False,
-                f"expected the listed objects in order ({', '.join(q['objects'])}), got '{answer[:60]}'",
-            )
-        hits = sum(a == b for a, b in zip(got_names, want_names, strict=False))
-        return Scored(hits / len(want_names), got_names == want_names, True, ", ".join(got_names))
-    coords = parse_coordinates(answer)
-    if len(coords) != 1:
-        return Scored(0.0, False, False, f"expected one (x, y) coordinate, got '{answer[:40]}'")
-    (x, y), facing = coords[0], q["facing"]
-    legal = (x, y) in set(standing_points(world))
-    ok = legal and observation_key(world, Pose(x, y, facing)) == observation_key(
-        world, Pose(q["x"], q["y"], facing)
-    )
-    # the paper's localisation similarity exp(-error / |truth|), counted only when the view matches
-    error = math.hypot(x - q["x"], y - q["y"])
-    similarity = math.exp(-error / max(1.0, math.hypot(q["x"], q["y"]))) if ok else 0.0
-    return Scored(float(ok), ok, True, f"({x}, {y})", similarity)
+        two = evaluate.parse_two(answer)
+        # read: two parts, one of them a known label (the score itself is theirs either way)
+        parsed = two is not None and any(evaluate.canonical(p) in evaluate.KNOWN for p in two)
+        s = evaluate.relation_score(answer, q["answer"])
+    elif fam == "perspective-determine":
+        parsed = True
+        s = evaluate.determine_score(world, answer, q)
+    elif fam == "view2action":
+        parsed = bool(evaluate.parse_moves(answer))
+        s = evaluate.moves_score(world, answer, q)
+    elif fam == "allocentric-map":
+        got = evaluate.coordinate_list(answer)
+        parsed = bool(got)
+        want = [tuple(c) for c in q["coords"]]
+        if partial_credit:
+            s = sum(1 for g, w in zip(got, want, strict=False) if g == w) / len(want)
+        else:
+            s = evaluate.map_similarity(got, want)  # type: ignore[arg-type]
+    elif fam == "mental-rotation":
+        tokens = evaluate.extract_sequence(answer)
+        parsed = bool(tokens)
+        if partial_credit:
+            norm = [t.strip().lower() for t in tokens or []]
+            s = sum(1 for g, w in zip(norm, q["answer"], strict=False) if g == w) / len(q["answer"])
+        else:
+            s = evaluate.sequence_score(answer, q["answer"])
+    else:  # view2location
+        parsed = bool(evaluate.coordinate_list(answer)) or "(" in answer
+        s = evaluate.location_score(answer, tuple(q["coord"]))
+    s = float(s)
+    detail = f"score {s:.2f}" if parsed else "the answer could not be read"
+    return Scored(s, s >= 1.0 - 1e-9, parsed, detail)
 
 
 def answer_space(world: World, q: dict[str, Any], rng: random.Random, k: int = 12) -> list[str]:
-    """Well-formed answers for the random baseline: the whole space when it is small, else a
-    uniform sample of it (drawn without looking at the truth)."""
+    """Candidate answers for the random baseline (the whole space where it is small, else a sample),
+    drawn without looking at the truth."""
     fam = q["family"]
     if fam == "pairwise-direction":
-        return [f"Answer: {d}, {r}" for d in CARDINAL_BINS for r in DISTANCE_BINS[1:]]
+        return [f"FINAL ANSWER: {CARDINAL_LABELS[c]}, {d}" for c in CARDINAL_BINS for d in DISTANCE_BINS[1:]]
     if fam in ("perspective-taking", "action2view", "location2view"):
-        return [f"Answer: {d}, {r}" for d in EGO_BINS[:-1] for r in DISTANCE_BINS[1:]]
-    names = sorted(o.name for o in world.objects)
+        return [f"FINAL ANSWER: {e}, {d}" for e in EGO_BINS[:-1] for d in DISTANCE_BINS[1:]]
     if fam == "perspective-determine":
-        return [f"Answer: {n}" for n in names]
+        return [f"FINAL ANSWER: {o.name}" for o in world.objects]
+    if fam == "mental-rotation":
+        perms = list(itertools.permutations(q["objects"]))
+        rng.shuffle(perms)
+        return [f"FINAL ANSWER: {', '.join(p)}" for p in perms[:k]]
     xs = range(min(r.x0 for r in world.rooms), max(r.x1 for r in world.rooms) + 1)
     ys = range(min(r.y0 for r in world.rooms), max(r.y1 for r in world.rooms) + 1)
     if fam == "allocentric-map":
-        return [
-            "Answer: " + "; ".join(f"({rng.choice(xs)}, {rng.choice(ys)})" for _ in q["objects"])
-            for _ in range(k)
-        ]
-    if fam == "mental-rotation":
-        perms = [", ".join(p) for p in itertools.permutations(q["objects"])]
-        return [f"Answer: {p}" for p in perms]
+        return ["FINAL ANSWER: " + "; ".join(f"({rng.choice(xs)}, {rng.choice(ys)})" for _ in q["objects"])
+                for _ in range(k)]  # fmt: skip
     if fam == "view2location":
-        return [
-            f"Answer: ({x}, {y})"
-            for x, y in rng.sample(standing_points(world), min(k, len(standing_points(world))))
-        ]
-    out = []
-    for _ in range(k * 3):
-        drawn = _random_moves(world, rng, rng.choice((1, 2)))
-        if drawn is not None:
-            out.append("Answer: " + (", ".join(drawn[0]) or "Rotate(0)"))
-        if len(out) >= k:
-            break
-    return out or ["Answer: Rotate(0)"]
-
-
-def make_question(world: World, family: str, seed: int) -> dict[str, Any]:
-    """A question of `family`, retrying draws; QuestionError when the world cannot host one."""
-    rng = random.Random(seed)
-    for _ in range(20):
+        return [f"FINAL ANSWER: ({rng.choice(xs)}, {rng.choice(ys)})" for _ in range(k)]
+    out = []  # view2action: random plans of the same generator
+    for _ in range(k):
         try:
-            return generate(world, family, rng)
+            plan, _end = _plan(world, rng, 3)
         except QuestionError:
             continue
-    raise QuestionError(f"this world cannot host a {family} question")
+        out.append("FINAL ANSWER: " + (", ".join(f"Rotate({a})" if kk == "rotate" else f"JumpTo({a})"
+                                                 for kk, a in plan) or "Rotate(0)"))  # fmt: skip
+    return out or ["FINAL ANSWER: Rotate(0)"]

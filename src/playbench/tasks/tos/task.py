@@ -6,21 +6,24 @@ Every task shares one episode machine (`TosTask`, on the kernel's `EpisodeTask` 
                                                \\-> fb: the world changes, explore again
                                                      (max_steps_second), Term(changes=...)
 
-One reply is one step. Exploration replies follow the action grammar (`grammar.py`); an invalid
-or unparseable one costs 0.5 and changes nothing. The answer turn takes one reply, scored at once.
-The observation carries the whole exploration log (the agent's own, or in passive mode the
-oracle explorer's), so a model needs no conversation history.
+One reply is one step. Exploration replies follow the authors' grammar and run as their
+environment runs them (`grammar.py`): an invalid reply does nothing (their 0.5 reward penalty is
+reported apart from the exploration cost); a turn whose move fails stops there and observes.
+The answer turn takes one reply, scored at once. The observation carries the whole exploration
+log (the agent's own, or in passive mode the oracle explorer's), so a model needs no history.
 
-Each phase has its own step cap, so the phases are tos's own: a phase ends at `Term()` or at its
-cap and the episode ends (`self.end`) when the last phase does. The template's `max_steps`
-(`_step_cap`) is the current phase's cap counted in episode steps (the answer turn's is one step).
+Worlds come from the default generator (the authors' scene layout), our earlier generator
+(`--set layout=grid`), or the authors' scene files (`--set scenes=PATH`, read at run time).
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
@@ -30,17 +33,18 @@ from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
-from playbench.tasks.tos import cogmap, prompts, questions
+from playbench.tasks.tos import cogmap, evaluate, prompts, questions
 from playbench.tasks.tos.cogmap import Change
-from playbench.tasks.tos.grammar import Executed, Violation, execute_turn
+from playbench.tasks.tos.grammar import INVALID_PENALTY, Invalid, Outcome, Turn, execute, parse_turn
+from playbench.tasks.tos.scenes import Scene, load_scenes
 from playbench.tasks.tos.world import (
     START,
     Pose,
+    TaskPose,
     World,
     cached_world,
     in_fov,
     items_of,
-    observation_text,
     plan_observations,
     plan_turns,
     rooms_at,
@@ -48,16 +52,26 @@ from playbench.tasks.tos.world import (
     visible_items,
 )
 
-INVALID_COST = 0.5
-ACTION_COST = {"Observe": 1.0, "Query": 2.0, "Term": 0.0}
+COUNT_KEYS = ("move", "rotate", "return", "observe", "query", "term")
 
 
-def oracle_poses(world: World, known: frozenset[str] = frozenset()) -> list[Pose]:
+def oracle_poses(world: World, known: frozenset[str] = frozenset(), allow_return: bool = False) -> list[Pose]:
     """The oracle explorer's Observe poses (empty for a loaded world no plan of 60 turns covers)."""
     try:
-        return plan_observations(world, limit=60, known=known)
+        return plan_observations(world, limit=60, known=known, allow_return=allow_return)
     except ValueError:
         return []
+
+
+@lru_cache(maxsize=8)
+def _scenes(path: str) -> tuple[Scene, ...]:
+    return tuple(load_scenes(path))
+
+
+def run_number(source: str | None) -> int | None:
+    """The run number of an authors' scene folder (`run05` -> 5): their environment's seed."""
+    m = re.search(r"(\d+)$", source or "")
+    return int(m.group(1)) if m else None
 
 
 class TosConfig(TaskConfig):
@@ -69,6 +83,12 @@ class TosConfig(TaskConfig):
     max_steps: int = Field(20, ge=2, le=200, description="step cap of the exploration (one reply = one step)")
     default_set: int = Field(100, ge=1, le=10_000, description="worlds in the default set")
     image_size: int = Field(384, ge=96, le=1024, description="side of a (square) first-person view (vision)")
+    scenes: str | None = Field(None, description="a folder of the authors' scenes (runNN/meta_data.json)")
+    layout: Literal["tos", "grid"] = "tos"  # grid: our earlier generator
+    return_action: bool = False  # ours: allow Return() (back to the start, facing north)
+    invalid_cost: float = Field(
+        0.0, ge=0.0, le=10.0, description="exploration cost of an invalid reply (ours: 0.5)"
+    )
 
 
 class AnswerConfig(TosConfig):
@@ -77,6 +97,9 @@ class AnswerConfig(TosConfig):
 
 class QuestionConfig(AnswerConfig):
     family: str = "pairwise-direction"
+    questions_per_scene: int = Field(3, ge=1, le=10, description="questions per world (the paper: 3)")
+    partial_credit: bool = False  # ours: mental rotation and maps score the share of positions right
+    image_questions: bool = False  # ours: vision questions quote views as images (theirs: as text)
 
     @field_validator("family")
     @classmethod
@@ -87,20 +110,22 @@ class QuestionConfig(AnswerConfig):
 
 
 class FalseBeliefConfig(TosConfig):
-    changes: int = Field(2, ge=1, le=4, description="objects moved or turned after the exploration")
-    max_steps_second: int = Field(20, ge=2, le=200, description="step cap of the second exploration")
+    changes: int = Field(4, ge=1, le=8, description="objects changed after the exploration (theirs: 4)")
+    change_rule: Literal["original", "room"] = "original"  # room: ours, moves stay in their room
+    max_steps_second: int = Field(15, ge=2, le=200, description="step cap of the second exploration")
 
 
 class TosInstance(Instance):
     """One world (and question or changes). The caps keep the field names the published sets were
     written with (`budget`: the exploration's `max_steps`; `fb_budget`: the second exploration's
-    `max_steps_second`), so the sets and their digests stay as published."""
+    `max_steps_second`)."""
 
     world: World
     budget: int = 20
     question: dict[str, Any] | None = None
     changes: list[Change] | None = None
     fb_budget: int | None = None
+    image_ids: dict[str, str] | None = None  # an authors' scene: the id of each object's images
 
 
 @dataclass
@@ -113,11 +138,10 @@ class LogEntry:
 
 @dataclass(frozen=True)
 class Reply:
-    """A reply read for the current phase: the exploration turn it makes (executed against the
-    current pose, not yet applied; a rule violation is kept to be charged), or the answer text."""
+    """A reply read for the current phase: the exploration turn it makes, or the answer text."""
 
     text: str
-    turn: Executed | Violation | None = None  # None on the answer turn
+    turn: Turn | None = None  # None on the answer turn
 
 
 def _shown(text: str) -> str:
@@ -141,20 +165,47 @@ class TosTask(EpisodeTask):
         return getattr(self.config, "exploration", "active") == "passive"
 
     def _instances(self, n: int | None, seed: int) -> list[Instance]:
+        if self.config.scenes:
+            out = self._scene_instances()
+            return out if n is None else out[:n]
         total = self.config.default_set if n is None else n
         return [self._make_instance(seed, i) for i in range(total)]
+
+    def _loaded(self) -> tuple[Scene, ...]:
+        return _scenes(str(Path(self.config.scenes or "").expanduser().resolve()))
+
+    def _scene_instances(self) -> list[Instance]:
+        out: list[Instance] = []
+        for scene in self._loaded():
+            out.extend(self._from_scene(scene))
+        return out
+
+    def _from_scene(self, scene: Scene) -> list[Instance]:
+        plan = oracle_poses(scene.world, allow_return=self.config.return_action)
+        return [
+            TosInstance(
+                id=f"tos-{self.KIND}-{scene.world.source}",
+                optimal_steps=self._optimal(tuple(plan)),
+                world=scene.world,
+                budget=self.config.max_steps,
+                image_ids=scene.image_ids,
+            )
+        ]
 
     def _world(self, seed: int, key: int | str) -> tuple[World, tuple[Pose, ...]]:
         c = self.config
         try:
-            return cached_world(c.rooms, c.objects, seed, key, c.max_steps, c.room_size)
+            return cached_world(
+                c.rooms, c.objects, seed, key, c.max_steps, c.room_size, c.layout, c.return_action
+            )
         except ValueError as exc:
             raise ConfigError(f"{exc}; raise max_steps or lower rooms/objects") from None
 
     def _instance_id(self, seed: int, index: int) -> str:
         c = self.config
         size = "" if c.room_size == 6 else f"z{c.room_size}"
-        return f"tos-{self.KIND}-r{c.rooms}o{c.objects}{size}-s{seed}-{index:04d}"
+        grid = "g" if c.layout == "grid" else ""
+        return f"tos-{self.KIND}-r{c.rooms}o{c.objects}{size}{grid}-s{seed}-{index:04d}"
 
     def _optimal(self, plan: tuple[Pose, ...]) -> int:
         """Optimal steps: the plan's Observe turns and Term()."""
@@ -175,11 +226,16 @@ class TosTask(EpisodeTask):
         self._version = 0
         self._pose = START
         self._observed: frozenset[str] = frozenset()
-        self._phase_first = True
         self._phase_steps = 0
-        self._counts = {"observe": 0, "query": 0, "invalid": 0, "unparseable": 0}
+        self._counts = dict.fromkeys(COUNT_KEYS, 0)
+        self._invalid = 0
+        self._unparseable = 0
+        self._failed_turns = 0
         self._cost = 0.0
         self._phase1_cost = 0.0
+        self._phase1_counts: dict[str, int] | None = None
+        self._phase1_steps = 0
+        self._replies = 0
         self._log: list[LogEntry] = []
         self._fb_log_start: int | None = None
         self._feedback = ""
@@ -187,9 +243,16 @@ class TosTask(EpisodeTask):
         self._phase1_observed: frozenset[str] | None = None  # what the first exploration saw, once over
         self._answer: dict[str, Any] = {}
         self._images: dict[Any, bytes] = {}
-        self._plan_turns = plan_turns(instance.world, oracle_poses(instance.world))
+        self._changed_seen: set[str] = set()
+        self._all_changed_seen_cost: float | None = None
+        allow = self.config.return_action
+        self._plan_turns = plan_turns(
+            instance.world, oracle_poses(instance.world, allow_return=allow), allow_return=allow
+        )
         self._plan_index = 0
-        self._instructions = prompts.instructions(instance.world, self.config.modality, instance.budget)
+        self._instructions = prompts.instructions(
+            instance.world, self.config.modality, instance.budget, return_action=allow
+        )
         if self.passive:
             self._play_oracle_log()
             self._phase = self._after_exploration()
@@ -213,13 +276,14 @@ class TosTask(EpisodeTask):
     def _play_oracle_log(self) -> None:
         """Passive mode: the oracle explorer's turns, executed, become the given exploration log."""
         for k, text in enumerate(self._plan_turns, start=1):
-            r = execute_turn(self.world, self._pose, self._observed, text, first_step=k == 1)
-            assert not isinstance(r, Violation), r.message
-            self._pose = r.pose
-            seen = visible_items(self.world, r.pose)
-            self._observed |= {i.name for i in seen}
-            self._log.append(LogEntry(k, r.canonical, self._observe_feedback(r.pose), (0, r.pose)))
-        self._log.append(LogEntry(len(self._plan_turns) + 1, "Actions: [Term()]", "Exploration ended."))
+            t = parse_turn(text, allow_return=self.config.return_action)
+            assert isinstance(t, Turn), text
+            out = execute(self.world, self._pose, self._observed, t)
+            self._pose = out.pose
+            self._observed |= set(out.seen)
+            view = (0, out.observed_at) if out.observed_at else None
+            self._log.append(LogEntry(k, t.canonical, self._result_text(out), view))
+        self._log.append(LogEntry(len(self._plan_turns) + 1, "Actions: [Term()]", "Exploration terminated."))
         self._phase1_observed = self._observed
 
     def _phase_cap(self) -> int:
@@ -243,91 +307,98 @@ class TosTask(EpisodeTask):
     def _parse(self, text: str) -> Reply | ParseError:
         if self._phase == "answer":
             return Reply(text)
-        r = execute_turn(
-            self.world,
-            self._pose,
-            self._observed,
-            text,
-            first_step=self._phase_first,
-            changes_phase=self._phase == "fb",
-        )
-        if isinstance(r, Violation) and r.unparseable:
-            return ParseError(f"{r.message} Nothing happened (cost {INVALID_COST:g}).", r.rule, _shown(text))
-        return Reply(text, r)
+        t = parse_turn(text, fb_phase=self._phase == "fb", allow_return=self.config.return_action)
+        if isinstance(t, Invalid):
+            return ParseError(t.message, t.reason, _shown(text))
+        return Reply(text, t)
 
     def _apply(self, parsed: Reply) -> StepResult:
         if parsed.turn is None:
             return self._answer_step(parsed.text)
-        if isinstance(parsed.turn, Violation):
-            v = parsed.turn
-            message = f"{v.message} Nothing happened (cost {INVALID_COST:g})."
-            return self._reject(Validity.INVALID, message, v.rule, _shown(parsed.text))
         return self._explore_step(parsed.turn)
 
     def _on_parse_error(self, error: ParseError) -> StepResult:
-        return self._reject(Validity.UNPARSEABLE, error.message, error.reason, error.snippet)
-
-    def _observe_feedback(self, pose: Pose) -> str:
-        if self.config.modality == "vision":
-            return "You observe the view in the image below."
-        return "You observe:\n" + observation_text(self.world, pose)
-
-    def _reject(self, validity: Validity, feedback: str, rule: str, shown: str) -> StepResult:
-        """A reply that breaks a rule or holds no action list: it costs and counts, nothing moves."""
+        """An invalid reply: nothing happens; it uses a step (and, with `invalid_cost`, costs)."""
         self._phase_steps += 1
-        self._cost += INVALID_COST
-        self._counts["unparseable" if validity == Validity.UNPARSEABLE else "invalid"] += 1
-        info = {"phase": self._phase, "rule": rule, "cost": INVALID_COST}
-        return self._logged(StepResult(validity, feedback, reason=rule, info=info), shown, None)
-
-    def _explore_step(self, r: Executed) -> StepResult:
-        fb_phase = self._phase == "fb"
-        self._phase_steps += 1
-        self._phase_first = False
-        self._pose = r.pose
-        self._cost += ACTION_COST[r.final]
-        pose = {"x": r.pose.x, "y": r.pose.y, "facing": r.pose.facing}
-        info: dict[str, Any] = {
-            "phase": self._phase,
-            "action": r.final,
-            "cost": ACTION_COST[r.final],
-            "pose": pose,
-        }
-        validity = Validity.EFFECTIVE
-        view = None
-        if r.final == "Observe":
-            self._counts["observe"] += 1
-            seen = {i.name for i in visible_items(self.world, r.pose)}
-            if seen <= self._observed and not fb_phase:
-                validity = Validity.INEFFECTIVE
-            info["newly_observed"] = sorted(seen - self._observed)
-            self._observed |= seen
-            self._plan_index += 1
-            feedback = self._observe_feedback(r.pose)
-            view = (self._version, r.pose)
-        elif r.final == "Query":
-            self._counts["query"] += 1
-            it = next(i for i in items_of(self.world) if i.name == r.target)
-            info["target"] = it.name
-            feedback = f"{it.name} is at ({it.x}, {it.y})."
+        self._replies += 1
+        self._cost += self.config.invalid_cost
+        unparseable = error.reason in ("action_list", "empty")
+        if unparseable:
+            self._unparseable += 1
         else:
-            self._terminated_by_agent = True
-            result = StepResult(validity, "", parsed=r.canonical, info=info)
+            self._invalid += 1
+        validity = Validity.UNPARSEABLE if unparseable else Validity.INVALID
+        info = {"phase": self._phase, "rule": error.reason, "cost": self.config.invalid_cost}
+        result = StepResult(validity, error.message, reason=error.reason, info=info)
+        return self._logged(result, error.snippet or "(no action list)", None)
+
+    def _result_text(self, out: Outcome) -> str:
+        """The turn's messages as the environment writes them (an image placeholder in vision)."""
+        if self.config.modality != "vision":
+            return out.text
+        return " ".join(
+            re.sub(r"You observe: .*", "You observe: <image>.", m, flags=re.S) if "You observe:" in m else m
+            for m in out.messages
+        )
+
+    def _explore_step(self, t: Turn) -> StepResult:
+        fb_phase = self._phase == "fb"
+        out = execute(self.world, self._pose, self._observed, t)
+        self._phase_steps += 1
+        self._replies += 1
+        self._pose = out.pose
+        self._cost += out.cost
+        for k, v in out.counts.items():
+            self._counts[k] = self._counts.get(k, 0) + v
+        if out.failed:
+            self._failed_turns += 1
+        pose = {"x": out.pose.x, "y": out.pose.y, "facing": out.pose.facing}
+        info: dict[str, Any] = {"phase": self._phase, "action": t.final[0], "cost": out.cost, "pose": pose}
+        if out.failed:
+            info["failed"] = out.failed
+        new = [n for n in out.seen if n not in self._observed]
+        self._observed |= set(out.seen)
+        if out.observed_at is not None:
+            info["newly_observed"] = sorted(new)
+            self._plan_index += 1
             if fb_phase:
-                self._answer = {"changes": r.changes or []}
-                info["changes"] = [list(c) for c in self._answer["changes"]]
+                self._track_changed(out.seen)
+        if out.query is not None:
+            info["target"] = out.query["name"]
+        useful = bool(new) or out.query is not None or out.terminated or (fb_phase and out.observed_at)
+        validity = Validity.EFFECTIVE if useful else Validity.INEFFECTIVE
+        feedback = self._result_text(out)
+        view = (self._version, out.observed_at) if out.observed_at is not None else None
+        if out.terminated:
+            self._terminated_by_agent = True
+            result = StepResult(validity, feedback, parsed=t.canonical, info=info)
+            if fb_phase:
+                reported = sorted({lab for c in out.changes or [] for lab in c.labels()})
+                self._answer = {"changes": reported, "changes_text": out.changes_text}
+                info["changes"] = [list(c) for c in reported]
                 # the change list is this task's answer: its episode reached its end
-                return self._end_phase(result, "Your answer is recorded.", Termination.GOAL_REACHED)
-            self._log.append(LogEntry(self._phase_steps, r.canonical, "Exploration ended."))
-            return self._end_phase(result, "Exploration ended.", Termination.AGENT_ENDED)
-        result = StepResult(validity, feedback, parsed=r.canonical, info=info)
-        return self._logged(result, r.canonical, view)
+                return self._end_phase(
+                    result, "Task finished. Your answer is recorded.", Termination.GOAL_REACHED
+                )
+            self._log.append(LogEntry(self._phase_steps, t.canonical, feedback))
+            return self._end_phase(result, "Task finished.", Termination.AGENT_ENDED)
+        result = StepResult(validity, feedback, parsed=t.canonical, info=info)
+        return self._logged(result, t.canonical, view)
+
+    def _track_changed(self, seen: list[str]) -> None:
+        """False belief: the cost at which every changed object had been seen again (theirs)."""
+        changed = {c.name for c in self.instance.changes or []}
+        self._changed_seen |= changed & set(seen)
+        if self._all_changed_seen_cost is None and changed and self._changed_seen >= changed:
+            self._all_changed_seen_cost = self._cost - self._phase1_cost
 
     def _logged(self, result: StepResult, shown: str, view: tuple[int, Pose] | None) -> StepResult:
         """Log an exploration step; at the phase's cap the phase (or the episode) ends."""
         cap = self._phase_cap()
-        if self._phase_steps >= cap:
-            result.feedback += f" The budget of {cap} steps is used up."
+        left = cap - self._phase_steps
+        result.feedback += f"\nYou have a maximum of {left} exploration steps left."
+        if left <= 0:
+            result.feedback += " The exploration is over."
             self._log.append(LogEntry(self._phase_steps, shown, result.feedback, view))
             return self._end_phase(result, result.feedback, Termination.STEP_CAP)
         self._log.append(LogEntry(self._phase_steps, shown, result.feedback, view))
@@ -375,9 +446,8 @@ class TosTask(EpisodeTask):
     # --- state -----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         """What the rules change: the phase, the world in play (false belief's changes once applied),
-        the agent's pose, what it has observed, whether the phase's first-step rule still holds and
-        the answer given. Not the cost, counters, log or feedback: a rejected reply changes only
-        those (and at a phase's cap, the phase)."""
+        the agent's pose, what it has observed, and the answer given. Not the cost, counters, log or
+        feedback: an invalid reply changes only those (and at a phase's cap, the phase)."""
         inst = self.instance
         return {
             "phase": self._phase,
@@ -387,7 +457,6 @@ class TosTask(EpisodeTask):
             "first_exploration_observed": (
                 None if self._phase1_observed is None else sorted(self._phase1_observed)
             ),
-            "first_step": self._phase_first,
             "terminated_by_agent": self._terminated_by_agent,
             "answer": self._answer,
         }
@@ -407,13 +476,49 @@ class TosTask(EpisodeTask):
         raise RuntimeError("this task has no answer turn")
 
     # --- observing -------------------------------------------------------------------------
+    def _scene_image(self, version: int, pose: Pose) -> bytes | None:
+        """The authors' own image of this view when the scene folder has it (vision)."""
+        ids = self.instance.image_ids
+        folder = self._scene_folder()
+        if not ids or folder is None or pose.facing not in ("north", "east", "south", "west"):
+            return None
+        world = self._worlds[version]
+        if (pose.x, pose.y) == (0, 0):
+            cam = "agent"
+        else:
+            name = next((i.name for i in items_of(world) if (i.x, i.y) == (pose.x, pose.y)), None)
+            cam = ids.get(name or "", "")
+        suffix = "_fbexp" if version else ""
+        path = folder / f"{cam}_facing_{pose.facing}{suffix}.png"
+        if not cam or not path.is_file():
+            return None
+        from PIL import Image
+
+        from playbench.render.gl3d import encode_png
+
+        with Image.open(path) as img:
+            size = self.config.image_size
+            return encode_png(img.convert("RGB").resize((size, size)))
+
+    def _scene_folder(self) -> Path | None:
+        if not self.config.scenes:
+            return None
+        base = Path(self.config.scenes).expanduser()
+        source = self.instance.world.source
+        if (base / "meta_data.json").is_file():
+            return base
+        return base / source if source else None
+
     def _image(self, version: int, pose: Pose) -> bytes:
         key = ("view", version, pose)
         png = self._images.get(key)
         if png is None:
-            from playbench.tasks.tos.render3d import render_view
+            png = self._scene_image(version, pose)
+            if png is None:
+                from playbench.tasks.tos.render3d import render_view
 
-            png = self._images[key] = render_view(self._worlds[version], pose, self.config.image_size)
+                png = render_view(self._worlds[version], pose, self.config.image_size)
+            self._images[key] = png
         return png
 
     def _legend(self) -> bytes:
@@ -446,7 +551,7 @@ class TosTask(EpisodeTask):
         example = self._images.get("example")
         if example is None:
             example = self._images["example"] = render_example(self.config.image_size)
-        names = sorted(o.name for o in self._worlds[0].objects)  # the legend's order
+        names = [o.name for o in self._worlds[0].objects]  # the legend's order: the scene's
         listing = "; ".join(f"{k}. {n}" for k, n in enumerate(names, start=1))
         return [
             TextPart(
@@ -479,7 +584,7 @@ class TosTask(EpisodeTask):
     def _status(self) -> str:
         return (
             f"Step {self._phase_steps + 1} of {self._phase_cap()}. Total cost so far: {self._cost:g}. "
-            "Reply with your actions, ending with a line `Actions: [ ... ]`."
+            "Reply with your actions, ending with `FINAL ANSWER:` and a line `Actions: [ ... ]`."
         )
 
     def _observe(self, role: str) -> Observation:
@@ -510,7 +615,6 @@ class TosTask(EpisodeTask):
             "position": self._position_name(),
             "facing": self._pose.facing,
             "observed": sorted(self._observed),
-            "first_step": self._phase_first if exploring else False,
         }
 
     def _position_name(self) -> str | None:
@@ -527,21 +631,20 @@ class TosTask(EpisodeTask):
             return self._answer_samples()
         acts = ["Actions: [Observe()]"] + [f"Actions: [Rotate({d}), Observe()]" for d in (90, -90, 180)]
         here = rooms_at(self.world, self._pose.x, self._pose.y)
-        if not self._phase_first:
-            for it in items_of(self.world):
-                if (
-                    it.name not in self._observed
-                    or not (it.rooms & here)
-                    or (it.x, it.y) == (self._pose.x, self._pose.y)
-                ):
-                    continue
-                for d in (0, 90, -90, 180):
-                    facing = turn(self._pose.facing, d)
-                    if in_fov(Pose(self._pose.x, self._pose.y, facing), it.x, it.y):
-                        rot = f"Rotate({d}), " if d else ""
-                        acts.append(f"Actions: [{rot}JumpTo({it.name}), Observe()]")
-                        break
-        if self._pose != START:
+        for it in items_of(self.world):
+            if (
+                it.name not in self._observed
+                or not (it.rooms & here)
+                or (it.x, it.y) == (self._pose.x, self._pose.y)
+            ):
+                continue
+            for d in (0, 90, -90, 180):
+                facing = turn(self._pose.facing, d)
+                if in_fov(Pose(self._pose.x, self._pose.y, facing), it.x, it.y):
+                    rot = f"Rotate({d}), " if d else ""
+                    acts.append(f"Actions: [{rot}JumpTo({it.name}), Observe()]")
+                    break
+        if self.config.return_action and self._pose != START:
             acts.append("Actions: [Return(), Observe()]")
         queryable = sorted(o.name for o in self.world.objects if o.name in self._observed)
         if queryable:
@@ -561,16 +664,26 @@ class TosTask(EpisodeTask):
         objs = {o.name for o in world.objects}
         gates = {g.name for g in world.gates}
         seen = self._observed if self._phase1_observed is None else self._phase1_observed
+        counts = self._phase1_counts or self._counts
+        turns = self._phase_steps if self._phase1_counts is None else self._phase1_steps
+        replies = self._replies
         return {
             "coverage": len(seen & objs) / len(objs),
             "gate_coverage": len(seen & gates) / len(gates) if gates else 1.0,
             "all_observed": objs <= seen,
-            "cost": self._cost,
-            "oracle_cost": float(len(oracle_poses(world))),
-            "observe_actions": self._counts["observe"],
-            "query_actions": self._counts["query"],
-            "invalid_actions": self._counts["invalid"],
-            "unparseable_actions": self._counts["unparseable"],
+            "cost": self._phase1_cost if self._phase1_counts is not None else self._cost,
+            "oracle_cost": float(len(oracle_poses(world, allow_return=self.config.return_action))),
+            "exploration_steps": turns,
+            "observe_actions": counts["observe"],
+            "query_actions": counts["query"],
+            "move_actions": counts["move"],
+            "rotate_actions": counts["rotate"],
+            "invalid_actions": self._invalid,
+            "unparseable_actions": self._unparseable,
+            "failed_turns": self._failed_turns,
+            # the authors' reward penalty for invalid replies, reported apart from the cost
+            "invalid_penalty": INVALID_PENALTY * (self._invalid + self._unparseable),
+            "valid_action_ratio": 1.0 - (self._invalid + self._unparseable) / replies if replies else 1.0,
             "terminated_by_agent": self._terminated_by_agent,
         }
 
@@ -611,7 +724,8 @@ class AnswerTask(TosTask):
 
 
 class QuestionTask(AnswerTask):
-    """One of the nine question families (`--set family=...`, one registered task per family)."""
+    """One of the nine question families (one registered task per family), `questions_per_scene`
+    questions about every world."""
 
     Config: ClassVar[type[TaskConfig]] = QuestionConfig
     config: QuestionConfig
@@ -620,25 +734,91 @@ class QuestionTask(AnswerTask):
     def KIND(self) -> str:  # type: ignore[override]
         return self.config.family
 
+    def _instances(self, n: int | None, seed: int) -> list[Instance]:
+        per = self.config.questions_per_scene
+        if self.config.scenes:
+            out = self._scene_instances()
+            return out if n is None else out[:n]
+        total = self.config.default_set * per if n is None else n
+        out_list: list[Instance] = []
+        cache: dict[int, list[TosInstance]] = {}
+        for j in range(total):
+            w = j // per
+            if w not in cache:
+                cache[w] = self._world_questions(seed, w)
+            out_list.append(cache[w][j % per])
+        return out_list
+
     def _make_instance(self, seed: int, index: int) -> TosInstance:
+        per = self.config.questions_per_scene
+        return self._world_questions(seed, index // per)[index % per]
+
+    def _world_questions(self, seed: int, index: int) -> list[TosInstance]:
+        """The `questions_per_scene` distinct questions about world `index` (redrawn if it cannot
+        host them: a world too small for the family)."""
         fam = self.config.family
         for attempt in range(50):
             key: int | str = index if attempt == 0 else f"{index}/{attempt}"
             world, plan = self._world(seed, key)
-            try:
-                q = questions.make_question(
-                    world, fam, derive_seed("tos-question", fam, seed, index, attempt)
+            qs = self._questions(world, derive_seed("tos-question", fam, seed, index, attempt))
+            if qs is None:
+                continue
+            return [
+                TosInstance(
+                    id=f"{self._instance_id(seed, index)}-q{k + 1}",
+                    optimal_steps=self._optimal(plan),
+                    world=world,
+                    budget=self.config.max_steps,
+                    question=q,
                 )
+                for k, q in enumerate(qs)
+            ]
+        raise ConfigError(f"no world with these rooms/objects can host a '{fam}' question; add objects")
+
+    def _questions(
+        self, world: World, seed: int, task_poses: list[TaskPose] | None = None
+    ) -> list[dict[str, Any]] | None:
+        """Distinct questions about one world (theirs draw until a question is new), or None."""
+        fam = self.config.family
+        per = self.config.questions_per_scene
+        out: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for tries in range(40):
+            pose = None
+            if task_poses and fam == "view2location" and len(out) < len(task_poses):
+                tp = task_poses[len(out)]
+                pose = Pose(tp.x, tp.y, tp.facing)
+            try:
+                q = questions.make_question(world, fam, derive_seed(seed, tries), pose)
             except questions.QuestionError:
                 continue
-            return TosInstance(
-                id=self._instance_id(seed, index),
-                optimal_steps=self._optimal(plan),
-                world=world,
+            text = questions.question_text(world, q) + json.dumps(q, sort_keys=True)
+            if text in seen:
+                continue
+            seen.add(text)
+            out.append(q)
+            if len(out) == per:
+                return out
+        return None
+
+    def _from_scene(self, scene: Scene) -> list[Instance]:
+        plan = oracle_poses(scene.world, allow_return=self.config.return_action)
+        vision_poses = scene.world.task_poses if self.config.image_questions else None
+        qs = self._questions(scene.world, derive_seed("tos-scene-question", self.config.family, scene.world.source),
+                             vision_poses)  # fmt: skip
+        if qs is None:
+            raise ConfigError(f"scene {scene.world.source} cannot host a '{self.config.family}' question")
+        return [
+            TosInstance(
+                id=f"tos-{self.KIND}-{scene.world.source}-q{k + 1}",
+                optimal_steps=self._optimal(tuple(plan)),
+                world=scene.world,
                 budget=self.config.max_steps,
                 question=q,
+                image_ids=scene.image_ids,
             )
-        raise ConfigError(f"no world with these rooms/objects can host a '{fam}' question; add objects")
+            for k, q in enumerate(qs)
+        ]
 
     def _question(self) -> dict[str, Any]:
         q = self.instance.question
@@ -650,8 +830,8 @@ class QuestionTask(AnswerTask):
         if self._phase != "answer":
             return super()._phase_prompt()
         q = self._question()
-        vision = self.config.modality == "vision"
-        pose = questions.question_pose(self.world, q) if vision else None
+        image = self.config.modality == "vision" and self.config.image_questions
+        pose = questions.question_pose(self.world, q) if image else None
         text = questions.question_text(self.world, q, view_as_image=pose is not None)
         parts: list[Part] = [TextPart("Exploration is over. Question:\n" + text)]
         if pose is not None:
@@ -659,14 +839,11 @@ class QuestionTask(AnswerTask):
         return parts
 
     def _score_answer(self, text: str) -> dict[str, Any]:
-        s = questions.score(self.world, self._question(), text)
-        out = {"score": s.score, "correct": s.correct, "answer_parsed": s.parsed, "_detail": s.detail}
-        if self.config.family in ("allocentric-map", "view2location"):
-            out["coord_similarity"] = s.similarity or 0.0
-        return out
+        s = questions.score(self.world, self._question(), text, self.config.partial_credit)
+        return {"score": s.score, "correct": s.correct, "answer_parsed": s.parsed, "_detail": s.detail}
 
     def _oracle_answer(self) -> str:
-        return "Answer: " + questions.truth(self.world, self._question())
+        return "FINAL ANSWER: " + questions.truth(self.world, self._question())
 
     def _answer_samples(self) -> list[str]:
         rng = random.Random(derive_seed("tos-answers", self.instance.id))
@@ -749,35 +926,65 @@ class FalseBeliefTask(TosTask):
     KIND = "false-belief"
     config: FalseBeliefConfig
 
+    def _changes_for(self, world: World, seed: int) -> list[Change]:
+        c = self.config
+        if c.change_rule == "room":
+            return cogmap.make_room_changes(world, c.changes, random.Random(seed))
+        return cogmap.make_changes(world, c.changes, seed)
+
+    def _with_changes(self, world: World, changes: list[Change], key: str, plan: tuple[Pose, ...],
+                      image_ids: dict[str, str] | None = None) -> TosInstance | None:  # fmt: skip
+        c = self.config
+        changed = cogmap.apply_changes(world, changes)
+        try:
+            plan2 = plan_observations(changed, limit=c.max_steps_second, known=frozenset(
+                i.name for i in visible_items_all(world, plan)), allow_return=c.return_action)  # fmt: skip
+        except ValueError:
+            return None
+        if len(plan2) + 1 > c.max_steps_second:
+            return None
+        return TosInstance(
+            id=key,
+            optimal_steps=len(plan) + 1 + len(plan2) + 1,
+            world=world,
+            budget=c.max_steps,
+            changes=changes,
+            fb_budget=c.max_steps_second,
+            image_ids=image_ids,
+        )
+
     def _make_instance(self, seed: int, index: int) -> TosInstance:
         c = self.config
         for attempt in range(50):
             key: int | str = index if attempt == 0 else f"{index}/{attempt}"
             world, plan = self._world(seed, key)
-            rng = random.Random(derive_seed("tos-changes", seed, index, attempt, c.changes))
-            changes = cogmap.make_changes(world, c.changes, rng)
+            changes = self._changes_for(world, derive_seed("tos-changes", seed, index, attempt, c.changes))
             if len(changes) < c.changes:
                 continue
-            changed = cogmap.apply_changes(world, changes)
-            known = frozenset(i.name for i in items_of(world))
-            try:
-                plan2 = plan_observations(changed, limit=c.max_steps_second, known=known)
-            except ValueError:
-                continue
-            if len(plan2) + 1 > c.max_steps_second:
-                continue
-            return TosInstance(
-                id=self._instance_id(seed, index),
-                optimal_steps=len(plan) + 1 + len(plan2) + 1,
-                world=world,
-                budget=c.max_steps,
-                changes=changes,
-                fb_budget=c.max_steps_second,
-            )
+            inst = self._with_changes(world, changes, self._instance_id(seed, index), plan)
+            if inst is not None:
+                return inst
         raise ConfigError(
             f"no world with these rooms/objects has {c.changes} objects to change and fits max_steps "
             f"{c.max_steps} and max_steps_second {c.max_steps_second}"
         )
+
+    def _from_scene(self, scene: Scene) -> list[Instance]:
+        world = scene.world
+        plan = tuple(oracle_poses(world, allow_return=self.config.return_action))
+        if scene.changes is not None and self.config.change_rule == "original":
+            changes = [Change(**c) for c in scene.changes]
+        else:  # their environment seeds the change rule with the scene's run number
+            number = run_number(world.source)
+            changes = self._changes_for(
+                world, number if number is not None else derive_seed("tos-fb", world.source)
+            )
+        inst = self._with_changes(world, changes, f"tos-{self.KIND}-{world.source}", plan, scene.image_ids)
+        if inst is None:
+            raise ConfigError(
+                f"scene {world.source}: the changed scene cannot be explored within max_steps_second"
+            )
+        return [inst]
 
     def _after_exploration(self) -> str:
         return "fb"
@@ -785,14 +992,16 @@ class FalseBeliefTask(TosTask):
     def _on_exploration_end(self) -> None:
         inst = self.instance
         self._phase1_cost = self._cost
+        self._phase1_counts = dict(self._counts)
+        self._phase1_steps = self._phase_steps
         self._worlds.append(cogmap.apply_changes(inst.world, inst.changes or []))
         self._version = 1
         self._pose = START
-        self._phase_first = True
         self._phase_steps = 0
         self._fb_log_start = len(self._log)
-        poses = oracle_poses(self.world, known=self._observed)
-        self._plan_turns = plan_turns(self.world, poses, observed=self._observed)
+        allow = self.config.return_action
+        poses = oracle_poses(self.world, known=self._observed, allow_return=allow)
+        self._plan_turns = plan_turns(self.world, poses, observed=self._observed, allow_return=allow)
         self._plan_index = 0
 
     def _oracle_term(self) -> str:
@@ -805,7 +1014,7 @@ class FalseBeliefTask(TosTask):
         if self._phase != "fb":
             return ["Actions: [Term()]"]
         rng = random.Random(derive_seed("tos-fb-guess", self.instance.id, sorted(self._observed), self._pose))
-        names = sorted(o.name for o in self.world.objects)
+        names = [o.name for o in self.world.objects]
         out = []
         for _ in range(2):
             picks = rng.sample(names, min(len(names), len(self.instance.changes or [])))
@@ -829,17 +1038,30 @@ class FalseBeliefTask(TosTask):
     def _outcome(self) -> EpisodeResult:
         inst = self.instance
         metrics = self._exploration_metrics()
-        predicted = self._answer.get("changes", [])
-        scores = cogmap.changes_f1(predicted, inst.changes or []) if "changes" in self._answer else {
-            "precision": 0.0, "recall": 0.0, "f1": 0.0}  # fmt: skip
-        metrics.update(scores)
+        truth = cogmap.change_labels(inst.changes or [])
+        reported = [tuple(x) for x in self._answer.get("changes", [])]
+        metrics.update(evaluate.changes_f1(reported, truth))  # type: ignore[arg-type]
         metrics["answered"] = "changes" in self._answer
         # the reference cost covers both explorations; the second one's own cost is reported apart
         changed = cogmap.apply_changes(inst.world, inst.changes or [])
         known = frozenset(i.name for i in items_of(inst.world))
-        second = len(oracle_poses(changed, known=known))
+        second = len(oracle_poses(changed, known=known, allow_return=self.config.return_action))
         metrics["oracle_cost"] += second
-        metrics["second_exploration_cost"] = (
-            self._cost - self._phase1_cost if self._fb_log_start is not None else 0.0
-        )
-        return EpisodeResult(success=scores["f1"] == 1.0, steps=self._steps, metrics=metrics)
+        fb_started = self._fb_log_start is not None
+        metrics["second_exploration_cost"] = self._cost - self._phase1_cost if fb_started else 0.0
+        metrics["second_exploration_steps"] = self._phase_steps if fb_started else 0
+        # their "redundant" cost: spent after every changed object had been seen again
+        metrics["cost_after_changes_seen"] = (
+            metrics["second_exploration_cost"] - self._all_changed_seen_cost
+            if self._all_changed_seen_cost is not None else None
+        )  # fmt: skip
+        return EpisodeResult(success=metrics["f1"] == 1.0, steps=self._steps, metrics=metrics)
+
+
+def visible_items_all(world: World, plan: tuple[Pose, ...]) -> list[Any]:
+    """Everything the oracle's first exploration observes (the second may jump to them at once)."""
+    seen: dict[str, Any] = {}
+    for pose in plan:
+        for it in visible_items(world, pose):
+            seen[it.name] = it
+    return list(seen.values())
