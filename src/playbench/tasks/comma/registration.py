@@ -33,3 +33,8 @@ register(
     description="COMMA: all ten puzzle modules (instances like button-0007)",
     fixed={"module": "all"},
 )
+
+from playbench.core.preset import register_preset  # noqa: E402
+
+# the paper's settings and its Tables 1-4, for `playbench reproduce comma`
+register_preset("comma", "playbench.tasks.comma", "paper_preset.json")
