@@ -83,17 +83,86 @@ RUN05_GPT52 = [
 # metrics.json of the run
 RUN05_GPT52_METRICS = {"action_cost": 8, "move": 2, "rotate": 5, "observe": 8, "query": 0, "steps": 9}
 
+# experiments/gemini-3-pro-preview/177ef6532828f8d7/text/active/think (the same scene, run05)
+ROOM2 = (
+    "• laptop: front-left, slightly far, facing forward\n"
+    "• airplane: front-left, slightly far, facing right\n"
+    "• backpack: front-slight-left, slightly far, facing left\n"
+    "• books: front, mid distance\n"
+    f"{NOTE}\n"
+    "• laptop is south, near to backpack\n"
+    "• laptop is west, near to books\n"
+    "• airplane is west, near to backpack."
+)
+RUN05_GEMINI = [
+    ("Actions: [Observe()]", "You observe: No objects in field of view.."),
+    RUN05_GPT52[1],
+    ("Actions: [JumpTo(yellow door), Observe()]", "You jumped to yellow door. You observe: \n" + ROOM2),
+    (
+        "Actions: [JumpTo(books), Rotate(90), Observe()]",
+        "You jumped to books. You rotated clockwise 90°. You observe: No objects in field of view..",
+    ),
+    (
+        "Actions: [Rotate(90), Observe()]",
+        "You rotated clockwise 90°. You observe: \n• yellow door: front, mid distance, on front wall.",
+    ),
+    (
+        "Actions: [JumpTo(yellow door), Rotate(-90), Observe()]",
+        "You jumped to yellow door. You rotated counterclockwise 90°. You observe: \n"
+        "• blue door: front-right, mid distance, on front wall.",
+    ),
+    (
+        "Actions: [JumpTo(blue door), Observe()]",
+        "You jumped to blue door. " + RUN05_GPT52[3][1].split(". ", 1)[1],
+    ),
+    (
+        "Actions: [JumpTo(shoppingcart), Rotate(-90), Observe()]",
+        "You jumped to shoppingcart. You rotated counterclockwise 90°. You observe: No objects in field of view..",
+    ),
+    (
+        "Actions: [Rotate(180), Observe()]",
+        "You rotated clockwise 180°. You observe: \n"
+        "• red chair: front-right, mid distance, facing left\n"
+        "• desklamp: front-slight-right, slightly far, facing left.",
+    ),
+    (
+        "Actions: [Rotate(90), Observe()]",
+        "You rotated clockwise 90°. You observe: \n"
+        "• bike: front-left, slightly far, facing right\n"
+        "• red chair: front-left, mid distance, facing backward\n"
+        "• blue door: front, slightly far, on front wall\n"
+        f"{NOTE}\n"
+        "• bike is north, near to red chair.",
+    ),
+    (
+        "Actions: [JumpTo(blue door), Observe()]",
+        "You jumped to blue door. " + RUN05_GPT52[5][1].split(". ", 1)[1],
+    ),
+    (
+        "Actions: [Rotate(-90), Observe()]",
+        "You rotated counterclockwise 90°. " + RUN05_GPT52[4][1].split(". ", 1)[1],
+    ),
+    ("Actions: [Term()]", None),
+]
+RUN05_GEMINI_METRICS = {"action_cost": 12, "move": 6, "rotate": 8, "observe": 12, "query": 0, "steps": 13}
+RUNS = {
+    "gpt-5.2": (RUN05_GPT52, RUN05_GPT52_METRICS, {"x": 6, "y": -1, "facing": "east"}),
+    "gemini-3-pro-preview": (RUN05_GEMINI, RUN05_GEMINI_METRICS, {"x": 4, "y": -4, "facing": "west"}),
+}
+
 
 @pytest.fixture
 def scenes(tmp_path: Path) -> Path:
     return write_scenes(tmp_path / "3-room")
 
 
-def test_replay_reproduces_the_logged_observations_and_costs(scenes: Path) -> None:
+@pytest.mark.parametrize("model", sorted(RUNS))
+def test_replay_reproduces_the_logged_observations_and_costs(scenes: Path, model: str) -> None:
+    run, want, end = RUNS[model]
     task = make_task("tos/explore", scenes=str(scenes))
     inst = next(i for i in task.instances(None, 0) if i.id.endswith("run05"))
     task.reset(inst)
-    for k, (answer, logged) in enumerate(RUN05_GPT52, start=1):
+    for k, (answer, logged) in enumerate(run, start=1):
         # their replies are `THINK: ...` then `FINAL ANSWER:` and the action list
         result = task.step(f"THINK:\n(reasoning)\nFINAL ANSWER:\n{answer}")
         if logged is None:
@@ -103,7 +172,6 @@ def test_replay_reproduces_the_logged_observations_and_costs(scenes: Path) -> No
         assert text == logged, f"turn {k}"
         assert steps_left == f"You have a maximum of {20 - k} exploration steps left."
     m = task.outcome().metrics
-    want = RUN05_GPT52_METRICS
     assert m["cost"] == want["action_cost"] and m["exploration_steps"] == want["steps"]
     assert (m["move_actions"], m["rotate_actions"], m["observe_actions"], m["query_actions"]) == (
         want["move"],
@@ -112,8 +180,8 @@ def test_replay_reproduces_the_logged_observations_and_costs(scenes: Path) -> No
         want["query"],
     )
     assert m["coverage"] == 1.0 and m["invalid_actions"] == 0
-    # history_state.json: the agent ended on the yellow door facing east
-    assert task.state()["pose"] == {"x": 6, "y": -1, "facing": "east"}
+    # gpt-5.2's history_state.json: the agent ended on the yellow door facing east
+    assert task.state()["pose"] == end
 
 
 def test_replayed_observations_are_the_prompts_a_model_gets(scenes: Path) -> None:
