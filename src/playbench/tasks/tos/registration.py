@@ -37,3 +37,12 @@ register(
     f"{_TASK}:FalseBeliefTask",
     description="Theory of Space: explore, then find the objects moved or turned (F1)",
 )
+
+from playbench.core.preset import register_preset  # noqa: E402
+
+# the paper's settings and published tables for `playbench reproduce`: text and vision worlds,
+# active exploration (Tables 2, 5, 7; Table 4 as data) and passive comprehension (Table 3)
+register_preset("tos", "playbench.tasks.tos", "paper_preset.json")
+register_preset("tos-vision", "playbench.tasks.tos", "paper_preset_vision.json")
+register_preset("tos-passive", "playbench.tasks.tos", "paper_preset_passive.json")
+register_preset("tos-vision-passive", "playbench.tasks.tos", "paper_preset_vision_passive.json")
