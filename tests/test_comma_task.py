@@ -16,7 +16,7 @@ from playbench.runner.run import RunConfig, execute
 from playbench.tasks.comma.modules import NAMES
 from playbench.tasks.comma.modules.keypad import POSITIONS
 from playbench.tasks.comma.summaries import summarize, turn_curve
-from playbench.tasks.comma.task import WAIT_MESSAGE, CommaTask, cut_words, find_action, parse_judge_label
+from playbench.tasks.comma.task import CommaTask, cut_words, find_action, parse_judge_label
 from playbench.testing.scripted_server import ScriptedServer, last_user_text, system_text
 
 MINE = ("button", "color", "keypad", "led", "memory")
@@ -318,7 +318,7 @@ def test_turn_limit_curves_are_flat_metrics_and_aggregate():
     wrong = next(a for a in task.module.actions() if a not in task.module.oracle_actions(0))
     task.step(wrong)
     while not task.done:
-        task.step(task.oracle_action("solver"))
+        task.step(task.oracle_action(task.current_role()))
     metrics = task.outcome().metrics
     n = task.session.turns
     assert metrics["success_at_01"] is False and metrics[f"success_at_{n:02d}"] is True
@@ -352,29 +352,39 @@ def test_oracle_pair_needs_exactly_optimal_steps(module):
         assert task.outcome().success and task.session.turns == instance.optimal_steps
 
 
+def test_the_oracle_solver_describes_and_asks_then_does_what_the_expert_says():
+    task = started("wire")
+    first = task.oracle_action("solver")
+    assert "wires, from top to bottom" in first and "cut wire 1" in first and "cut_wire" not in first
+    assert task.step(first).info["reply"] == "message"  # a description never names an action
+    task.step("cut wire 2\\nCut_Wire_3.")  # a person's answer: exact action lines, any spelling
+    assert task.oracle_action("solver") == "cut_wire_2\ncut_wire_3"
+    task.step("I am not sure; describe it again")
+    task.reset(task.instance)
+    task.step(task.oracle_action("solver"))
+    task.step("no idea, sorry")  # an answer without action lines: the oracle solver asks again
+    assert task.oracle_action("solver").endswith("Tell me one action per line.")
+
+
 def test_realtime_oracle_waits_inside_its_turn_or_by_messaging_with_the_turn_clock():
     for module in ("button", "dog"):
         instances = task_with(module).instances(40, 0)
-        assert {i.optimal_steps for i in instances} == {1}  # wait lines: never a turn spent waiting
+        assert {i.optimal_steps for i in instances} == {2}  # describe, act: no turn spent waiting
     task = task_with("button")
-    task.reset(next(i for i in task.instances(40, 0) if "wait_" in oracle_first_reply(task, i)))
-    assert re.fullmatch(r"hold_button\nwait_\d+_seconds\nrelease_button", task.oracle_action("solver"))
+    task.reset(task.instances(1, 0)[0])
+    task.step(task.oracle_action("solver"))  # the description
+    task.step(task.oracle_action("expert"))
+    answer = task.oracle_action("solver")
+    assert re.fullmatch(r"hold_button\n(wait_\d+_seconds\n)?release_button", answer)
     clocked = task_with("button", turn_clock=True)  # ours: the old clock, waiting costs turns
-    instance = next(i for i in clocked.instances(60, 0) if i.optimal_steps > 2)
+    instance = next(i for i in clocked.instances(60, 0) if i.optimal_steps > 3)
     clocked.reset(instance)
-    clocked.step(clocked.oracle_action("solver"))  # hold
-    assert clocked.current_role() == "expert"
-    clocked.step(clocked.oracle_action("expert"))
-    assert clocked.oracle_action("solver") == WAIT_MESSAGE
-    clocked.step(WAIT_MESSAGE)
-    assert clocked.current_role() == "expert" and "release when the timer shows" in clocked.oracle_action(
-        "expert"
-    )
-
-
-def oracle_first_reply(task: CommaTask, instance) -> str:
-    task.reset(instance)
-    return task.oracle_action("solver") or ""
+    clocked.step(clocked.oracle_action("solver"))  # the description
+    clocked.step(clocked.oracle_action("expert"))  # hold now
+    clocked.step(clocked.oracle_action("solver"))
+    instruction = clocked.oracle_action("expert")
+    assert "release when the timer shows" in instruction and "Not yet" in instruction
+    assert clocked.session.lines_named_in(instruction) == []  # so the solver waits a turn
 
 
 # --- judge ------------------------------------------------------------------------------------------
@@ -393,7 +403,7 @@ def test_judge_labels_failed_episodes_and_unparseable_verdicts_are_recorded():
     metrics = task.outcome().metrics
     assert metrics["judge_label"] == "unparseable" and metrics["judge_unparseable"] is True
     solved = started("keypad", judge=True)
-    solved.step(solved.oracle_action("solver"))
+    solved.step("\n".join(solved.module.oracle_actions(0)))
     assert solved.done and "judge_label" not in solved.outcome().metrics
 
 
@@ -651,7 +661,7 @@ def expert_answers(module: str) -> list[str]:
     answers: list[str] = []
     task.step("What do I do next?")
     while not task.done:
-        text = task.session.oracle_solver_text()
+        text = task.session.oracle_actions_text()
         answers.append(text)
         task.step(text)
         task.step(text)
@@ -686,3 +696,31 @@ def test_a_person_in_the_expert_seat_talks_a_model_solver_through_the_puzzle(mod
     assert rec["roles"]["expert"] == "human" and rec["roles"]["solver"].startswith("llm(openai:solver@")
     assert rec["error"] is None and rec["success"], rec
     assert rec["metrics"]["expert_messages"] == len(answers) and rec["metrics"]["mistakes"] == 0
+
+
+def oracle_partner_answers(module: str) -> list[str]:
+    """Instance 0 with the oracle solver: the expert's answers a person gives (the right lines)."""
+    task = started(module)
+    answers: list[str] = []
+    while not task.done:
+        if task.current_role() == "expert":
+            answers.append(task.session.oracle_actions_text())
+            task.step(answers[-1])
+        else:
+            task.step(task.oracle_action("solver"))
+    return answers
+
+
+@pytest.mark.parametrize("module", NAMES)
+def test_a_person_in_the_expert_seat_with_the_oracle_solver_plays_every_puzzle(module, tmp_path, monkeypatch):
+    """`play --seat expert --partner oracle`: the oracle solver describes the module and asks, so the
+    person has a real turn on every puzzle, and it carries out the lines the person answers."""
+    answers = oracle_partner_answers(module)
+    assert answers  # at least one real turn
+    monkeypatch.setattr("sys.stdin", io.StringIO(terminal_lines(answers)))
+    out = tmp_path / "play"
+    argv = ["play", f"comma/{module}", "--seat", "expert", "--partner", "oracle", "--out", str(out)]
+    assert main(argv) == 0
+    rec = records(out)[0]
+    assert rec["roles"] == {"solver": "oracle", "expert": "human"}
+    assert rec["success"] and rec["metrics"]["expert_messages"] == len(answers), rec

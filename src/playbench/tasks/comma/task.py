@@ -435,12 +435,48 @@ class Session:
         )
 
     # --- oracles --------------------------------------------------------------------------------
-    def oracle_solver_text(self) -> str:
+    def oracle_actions_text(self) -> str:
+        """The right lines to play now, as a solver who knew the manual would type them."""
         if self.waits_allowed:
             actions = self.module.oracle_actions(self.clock, waits=True)  # type: ignore[call-arg]
         else:
             actions = self.module.oracle_actions(self.clock)
         return "\n".join(actions) if actions else WAIT_MESSAGE
+
+    def oracle_solver_text(self) -> str:
+        """The oracle solver plays the solver's part: it has no manual, so it describes what it sees
+        (exactly) and asks, then carries out the action lines of the expert's answer to it. A person
+        in the expert seat thus plays a real turn on every puzzle; with the oracle expert, who answers
+        with the right lines, the pair needs one turn more than the lines themselves."""
+        answer = self._fresh_expert_answer()
+        following = self.lines_named_in(answer) if answer is not None else []
+        if following:
+            return "\n".join(following)
+        # a description must not name an action, which would carry it out: the actions are spelled
+        # with spaces, and one-word actions (submit, which the manuals name) are left out
+        actions = [a.replace("_", " ") for a in self.module.actions() if "_" in a]
+        seen = self.module.describe(self.clock).replace("_", " ")
+        can = f" I can: {', '.join(actions)}." if actions else ""
+        return f"{seen}{can} What should I do? Tell me one action per line."
+
+    def _fresh_expert_answer(self) -> str | None:
+        """The expert's answer to the solver's last reply, if the expert has answered it."""
+        if self.entries and self.entries[-1].role == "expert":
+            return self.entries[-1].text
+        return None
+
+    def lines_named_in(self, text: str) -> list[str]:
+        """The lines of `text` that are exactly an action of the module (spaces or underscores) or a
+        wait line, in canonical spelling: what the oracle solver carries out from an expert's answer."""
+        vocabulary = {a.lower(): a for a in self.module.action_vocabulary()}
+        lines = []
+        for line in LINE_SPLIT.split(text):
+            spelled = re.sub(r"[\s-]+", "_", line.strip().strip(".!").lower())
+            if spelled in vocabulary:
+                lines.append(vocabulary[spelled])
+            elif self.waits_allowed and WAIT_LINE.fullmatch(spelled):
+                lines.append(spelled)
+        return lines
 
     def oracle_expert_text(self) -> str:
         if self.module.realtime:
@@ -479,7 +515,16 @@ def make_instance(name: str, seed: int, index: int, config: CommaConfig) -> Comm
     the set (a real-time puzzle must be solvable at it); the turn and mistake limits do not."""
     cls = module_class(name)
     rng = random.Random(derive_seed("comma", name, seed, index))
-    rules = config.model_copy(update={"max_steps": GENERATION_TURNS, "mistake_limit": None})
+    # conditions of play (the turn and mistake limits, the expert's word limit, what the players are
+    # shown) leave the set alone; the clock and the turn protocol shape it (solvable, optimal_steps)
+    rules = config.model_copy(
+        update={
+            "max_steps": GENERATION_TURNS,
+            "mistake_limit": None,
+            "expert_word_limit": None,
+            "stop_at_strike": False,
+        }
+    )
     options = generation_options(cls, config)
     for _ in range(GENERATION_ATTEMPTS):
         params = json.loads(json.dumps(cls.generate(rng, **options)))  # plain JSON, as after a round trip

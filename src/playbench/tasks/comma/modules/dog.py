@@ -185,5 +185,5 @@ class DogModule(PuzzleModule):
         )
         actions = self.oracle_actions(clock, waits=waits)
         if not actions:  # with the turn clock: say it again on a turn whose digit matches
-            return rule + ". Not yet: wait for a turn whose last digit matches. The action is submit."
+            return rule + ". Not yet: wait for a turn whose last digit matches."
         return rule + ":\n" + "\n".join(actions)
