@@ -8,7 +8,7 @@ import pytest
 from playbench.core.registry import make_task
 from playbench.core.types import Validity
 from playbench.tasks.visescape.quizzes import QUIZ_KINDS
-from playbench.tasks.visescape.rooms import load_room, quiz_params, room_ids
+from playbench.tasks.visescape.rooms import as_played, load_room, quiz_params, room_ids
 from playbench.tasks.visescape.task import VisEscapeTask
 from playbench.tasks.visescape.validator import check_room
 
@@ -18,7 +18,15 @@ PAPER = {"receptacles": 5.9, "items": 5.1, "quizzes": 1.4, "checkpoints": 8.4, "
 
 @pytest.fixture(scope="module")
 def reports():
-    return {rid: check_room(load_room(rid), quiz_params(load_room(rid))) for rid in room_ids()}
+    """Each room as played by the paper's protocol (clues stay in place; turn_to from every view)."""
+    return {rid: check_room(as_played(load_room(rid)), quiz_params(load_room(rid))) for rid in room_ids()}
+
+
+def test_rooms_also_validate_with_carried_clues():
+    for rid in room_ids():
+        room = load_room(rid)
+        report = check_room(as_played(room, carry_clues=True), quiz_params(room), carry_clues=True)
+        assert report.checkpoints == len(room.checkpoints), rid
 
 
 def test_twenty_rooms_ship_and_register():
@@ -105,7 +113,7 @@ def test_oracle_reads_every_clue_up_close_before_answering_its_lock(reports):
     from playbench.tasks.visescape.validator import clues_read
 
     for rid, report in reports.items():
-        room = load_room(rid)
+        room = as_played(load_room(rid))
         engine = Engine(room, quiz_params(room))
         state = engine.initial_state()
         read = set(clues_read(engine, state))

@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 
 import pytest
 
@@ -24,12 +25,26 @@ def play(task: VisEscapeTask, *actions: str):
 def test_views_and_available_actions():
     task = room01()
     obs = task.observe("player")
-    assert "<Current Observation>north side of room - wall view</Current Observation>" in obs.text
+    assert "<Current Observation>NORTH side of room - " in obs.text and len(obs.images) == 1
     assert obs.legal_actions == ["turn_to_east", "turn_to_south", "turn_to_west", "inspect door"]
     play(task, "turn_to_west", "inspect safe")
-    assert task.engine.available(task.game_state) == ["step_back", "open", "inspect safe_lock"]
+    # turn_to works from every view, as in the original game
+    assert task.engine.available(task.game_state) == [
+        "turn_to_north",
+        "turn_to_east",
+        "turn_to_south",
+        "step_back",
+        "open",
+        "inspect safe_lock",
+    ]
     r = task.step("open")
-    assert r.validity == Validity.INEFFECTIVE and "safe is locked" in r.feedback
+    assert r.validity == Validity.INEFFECTIVE and r.feedback == "Action taken: open."  # no result text
+    # our `feedback` option tells the result in words
+    assert (
+        "safe is locked" in play(room01(feedback=True), "turn_to_west", "inspect safe", "open")[-1].feedback
+    )
+    task.step("turn_to_east")
+    assert task.game_state.view == ("wall", "east")
 
 
 def test_lock_answers_and_brute_force_count():
@@ -40,48 +55,94 @@ def test_lock_answers_and_brute_force_count():
     wrong = "0000" if answer != "0000" else "1111"
     assert task.step(f"<ANSWER>{wrong}</ANSWER>").validity == Validity.INEFFECTIVE
     task.step(f"[THINK] same again [ACTION] <ANSWER>{wrong}</ANSWER>")
-    r = task.step(f"[THINK] the discs match the dots\n[ACTION]\n<ANSWER>{' '.join(answer)}</ANSWER>")
+    # answers are compared as the original does: the answer string, not a normalised spelling
+    assert task.step(f"<ANSWER>{' '.join(answer)}</ANSWER>").info["lock"]["correct"] is False
+    r = task.step(f"[THINK] the discs match the dots\n[ACTION]\n<ANSWER> {answer} </ANSWER>")
     assert r.validity == Validity.EFFECTIVE and "solved_safe_lock" in r.info["checkpoints"]
     assert task.engine.rec_state(task.game_state, "safe") == "closed"  # the auto transition fired
     out = task.outcome()
-    assert out.metrics["wrong_answers_distinct"] == 1 and out.metrics["answers"] == 3
-    assert out.metrics["locks_solved"] == 1
+    assert out.metrics["wrong_answers_distinct"] == 2 and out.metrics["answers"] == 4
+    assert out.metrics["locks_solved"] == 1 and out.metrics["quiz_solved_ratio"] == 1.0
+    lenient = room01(answer_matching="normalised")
+    play(lenient, "turn_to_west", "inspect safe", "inspect safe_lock")
+    assert lenient.step(f"<ANSWER>{' '.join(answer)}</ANSWER>").info["lock"]["correct"]
 
 
-def test_answer_quoted_in_the_reasoning_is_not_the_action():
-    """Only the [ACTION] section acts: an <ANSWER> tag quoted while thinking is neither entered nor
-    allowed to replace the answer written after [ACTION]."""
+def test_an_answer_is_read_as_the_original_agents_read_it():
+    """At a lock, a reply holding <ANSWER> is the answer (as the original agents read it); elsewhere
+    an <ANSWER> is not an action."""
     task = room01()
+    r = task.step("[ACTION] <ANSWER>0000</ANSWER>")
+    assert (
+        r.validity == Validity.INVALID
+        and r.reason == "unavailable"
+        and task.outcome().metrics["answers"] == 0
+    )
     play(task, "turn_to_west", "inspect safe", "inspect safe_lock")
     answer = task.engine.answer("safe_lock")
-    r = task.step("[THINK] I tried <ANSWER>0000</ANSWER> before; let me check the clue.\n[ACTION]\nstep_back")
-    assert r.parsed == "step_back" and task.outcome().metrics["answers"] == 0
-    task.step("inspect safe_lock")
-    r = task.step(f"[THINK] The format is <ANSWER>your answer</ANSWER>.\n[ACTION]\n<ANSWER>{answer}</ANSWER>")
-    assert r.validity == Validity.EFFECTIVE and "solved_safe_lock" in r.info["checkpoints"]
-    assert task.outcome().metrics["wrong_answers_distinct"] == 0
+    r = task.step(f"[THINK] The clue says <ANSWER>{answer}</ANSWER>.\n[ACTION]\nstep_back")
+    assert r.info["lock"]["correct"]  # the first <ANSWER> of the reply is taken, as by the original agents
 
 
 def test_use_pick_and_inventory():
     task = room01()
     play(task, "turn_to_east", "inspect desk", "open", "pick key_A")
-    assert "key_A (small brass key)" in task.observe("player").text
+    assert "<Inventory>You have key_A.</Inventory>" in task.observe("player").text
     play(task, "step_back", "turn_to_south", "inspect wardrobe")
     r = task.step("use key_A")
     assert r.validity == Validity.EFFECTIVE and r.info["checkpoints"] == ["unlocked_wardrobe"]
     assert "key_A" not in task.game_state.held  # consumed
 
 
-def test_unavailable_actions_get_retry_feedback_and_cost_a_step_when_repeated():
+def test_clues_stay_in_place_unless_carry_clues():
+    task = room01()
+    play(
+        task,
+        "turn_to_east",
+        "inspect desk",
+        "open",
+        "pick key_A",
+        "turn_to_south",
+        "inspect wardrobe",
+        "use key_A",
+        "open",
+    )
+    assert "pick note" not in task.engine.available(task.game_state)
+    assert "picked_note" not in task.engine.checkpoints
+    carried = room01(carry_clues=True)
+    play(
+        carried,
+        "turn_to_east",
+        "inspect desk",
+        "open",
+        "pick key_A",
+        "turn_to_south",
+        "inspect wardrobe",
+        "use key_A",
+        "open",
+    )
+    assert (
+        "pick note" in carried.engine.available(carried.game_state)
+        and "picked_note" in carried.engine.checkpoints
+    )
+    carried.step("pick note")
+    carried.step("turn_to_west")
+    assert "inspect note" in carried.engine.available(carried.game_state)  # re-read from anywhere
+
+
+def test_unavailable_actions_get_retry_feedback_then_a_random_action():
     task = room01(retry_limit=2)
     r = task.step("inspect safe")
     assert r.validity == Validity.INVALID and r.reason == "unavailable"
-    assert "not available right now" in r.feedback and "turn_to_west" in r.feedback
+    assert "not available now" in r.feedback and "turn_to_west" in r.feedback
     assert task.outcome().steps == 0
     task.step("dance wildly!")
     r = task.step("inspect safe")
-    assert r.info["step_spent"] and task.outcome().steps == 1
+    assert r.info["fallback"] in ["turn_to_east", "turn_to_south", "turn_to_west", "inspect door"]
+    assert task.outcome().steps == 1
     assert task.step("").validity == Validity.UNPARSEABLE
+    spend = room01(retry_limit=0, fallback="spend_step")
+    assert spend.step("dance").info["step_spent"] and spend.steps == 1
 
 
 def test_early_stop_after_patience_without_progress():
@@ -89,28 +150,29 @@ def test_early_stop_after_patience_without_progress():
     for _ in range(10):
         task.step("turn_to_east")
         task.step("turn_to_north") if not task.done else None
-    assert task.done and task.outcome().termination == "no_progress"
+    assert task.done and task.outcome().termination == "no_progress" and task.steps == 11
     assert "ended_by" not in task.outcome().metrics
     assert task.outcome().metrics["paper_steps"] == 300 and not task.outcome().success
 
 
-def test_hint_after_30_steps_and_hcr():
+def test_hint_after_30_stalled_steps_and_hcr():
     task = room01(hints=True)
-    for _ in range(14):
-        play(task, "turn_to_south", "turn_to_north")
-    task.step("turn_to_south")
-    assert "<Hint>" not in task.observe("player").text  # 29 steps without progress
+    task.step("turn_to_south")  # the first step is never compared
+    for _ in range(15):
+        play(task, "turn_to_north", "turn_to_south")
+    assert "<Hint Message>" not in task.observe("player").text  # 30 stalled steps: not more than 30
     task.step("turn_to_east")
     hint = task.observe("player").text
-    assert "<Hint>Open the desk at the east wall and pick up the key inside.</Hint>" in hint
-    play(task, "inspect desk", "open", "pick key_A")
+    assert "<Hint Message>\nOpen the desk at the east wall and pick up the key inside.</Hint Message>" in hint
+    play(task, "inspect desk", "open", "pick key_A", "step_back")
     out = task.outcome()
-    assert out.metrics["hcr"] == 1.0 and out.metrics["hints_shown"] >= 1
+    assert out.metrics["hcr"] == 1.0 and out.metrics["hints_given"] == 1
 
 
 def test_hint_reveals_lock_answer():
     task = room01(hints=True)
-    text = task.format_hint(task._room.checkpoints[3].hint)
+    k = next(k for k, c in enumerate(task._room.checkpoints) if "{answer:" in c.hint)
+    text = task.format_hint(task._room.checkpoints[k].hint)
     assert task.engine.answer("safe_lock") in text
 
 
@@ -127,6 +189,18 @@ def test_caption_mode_and_images_follow_state():
     assert "key_A" in image_task.caption()
 
 
+def test_images_carry_no_name_tags_or_state_words_unless_labels():
+    from playbench.tasks.visescape.views import ViewMaker
+
+    task = room01()
+    play(task, "turn_to_west", "inspect safe")
+    plain = ViewMaker(task.engine).receptacle_image(task.game_state, "safe")
+    labelled = ViewMaker(task.engine, labels=True).receptacle_image(task.game_state, "safe")
+    assert plain.crop((0, 0, 640, 26)).getcolors() != labelled.crop((0, 0, 640, 26)).getcolors()
+    assert len(plain.crop((0, 0, 640, 26)).getcolors(10000)) == 1  # no title bar: plain wall colour
+    assert room01(labels=True).observe("player").images[0].png != room01().observe("player").images[0].png
+
+
 def test_every_state_change_on_the_oracle_path_changes_the_view():
     task = room01()
     previous = task.observe("player").images[0].png
@@ -141,7 +215,7 @@ def test_every_state_change_on_the_oracle_path_changes_the_view():
 def test_llm_agent_plays_through_scripted_server(tmp_path):
     def reply(request: dict) -> str:
         text = last_user_text(request)
-        options = text.split("<Available actions>")[1].split("</Available actions>")[0].split(", ")
+        options = re.findall(r"'([^']+)'", text.rsplit("these actions:", 1)[1])
         return f"[THINK] I will explore.\n[ACTION] {options[0]}"
 
     out = tmp_path / "run"
@@ -221,7 +295,7 @@ def test_every_state_change_shows_on_its_wall_and_close_up():
 
 
 def test_multi_part_states_read_as_words():
-    task = VisEscapeTask(rooms=["room-02"])
+    task = VisEscapeTask(rooms=["room-02"], feedback=True)
     task.reset(task.instances(1, 0)[0])
     play(task, "inspect drawers")
     r = task.step("open_top_drawer")
@@ -272,15 +346,15 @@ def test_terminations_and_the_end_of_the_episode():
 
 
 def test_a_spent_invalid_step_that_ends_the_game_says_so():
-    task = room01(max_steps=2, retry_limit=0)
+    task = room01(max_steps=2, retry_limit=0, fallback="spend_step")
     task.step("turn_to_east")
     r = task.step("dance")
     assert r.info["step_spent"] and task.done and task.outcome().termination == "step_cap"
-    assert r.feedback.endswith("this one cost a step.) The step limit of 2 is reached; the game is over.")
+    assert r.feedback.endswith("this reply cost a step.) The step limit of 2 is reached; the game is over.")
 
 
 def test_state_covers_the_room_and_ignores_failed_actions():
-    task = room01(retry_limit=0)
+    task = room01(retry_limit=0, fallback="spend_step")
     state = task.state()
     assert state["view"] == ["wall", "north"] and state["receptacles"]["door"] == "locked"
     assert state["locks"]["safe_lock"] == {"solved": False, "answer": task.engine.answer("safe_lock")}
@@ -294,24 +368,23 @@ def test_state_covers_the_room_and_ignores_failed_actions():
     state = task.state()
     assert state["held"] == ["key_A"] and state["gone"] == ["key_A"] and "picked_key_A" in state["triggers"]
     assert state["receptacles"]["desk"] == "open" and state["view"] == ["rec", "desk"]
-    task.step("inspect key_A")
-    assert task.state()["view"] == ["item", "key_A", ["rec", "desk"]]
+    play(task, "turn_to_west", "inspect safe", "inspect safe_lock")
+    assert task.state()["view"] == ["item", "safe_lock", ["rec", "safe"]]
 
 
 def test_observation_data_holds_what_the_text_shows():
-    task = room01(hints=True, hint_after=1)
+    task = room01(hints=True, hint_after=0)
     data = task.observe("player").data
-    assert data["view"] == {
-        "kind": "wall",
-        "name": "north",
-        "wall": "north",
-        "header": "north side of room - wall view",
-    }
+    assert data["view"] == {"kind": "wall", "name": "north", "location": "At NORTH side of room, "}
+    assert data["direction"] == "NORTH" and data["objects"] == ["door"]
     assert (
-        data["held"] == [] and data["hint"] is None and data["lock"] is None and data["recent_actions"] == []
+        data["inventory"] == []
+        and data["hint"] is None
+        and data["lock"] is None
+        and data["recent_actions"] == []
     )
     assert data["available_actions"] == ["turn_to_east", "turn_to_south", "turn_to_west", "inspect door"]
-    assert "caption" not in data  # image mode: the ground-truth caption is not public
+    assert "caption" not in data and "last_result" not in data  # image mode: no ground truth, no result text
     play(
         task,
         "turn_to_east",
@@ -325,24 +398,22 @@ def test_observation_data_holds_what_the_text_shows():
     task.step("inspect safe_lock")
     obs = task.observe("player")
     data = obs.data
+    assert data["view"] == {"kind": "item", "name": "safe_lock", "location": "At safe_lock, "}
+    assert data["direction"] == "WEST" and data["takes_answer"] and data["inventory"] == ["key_A"]
+    assert data["lock"] == {"id": "safe_lock", "answer_format": None}  # the format only with answer_format
+    assert data["available_actions"] == ["turn_to_north", "turn_to_east", "turn_to_south", "step_back"]
+    assert f"<Hint Message>\n{data['hint']}</Hint Message>" in obs.text
     assert (
-        data["view"]["kind"] == "item"
-        and data["view"]["name"] == "safe_lock"
-        and data["view"]["wall"] == "west"
+        data["recent_actions"][-1] == "inspect safe_lock" and data["previous_action"] == "inspect safe_lock"
     )
-    assert f"<Current Observation>{data['view']['header']}</Current Observation>" in obs.text
-    assert data["held"] == [{"id": "key_A", "name": "small brass key"}]
-    assert data["lock"] == {"id": "safe_lock", "answer_format": "4 digits, e.g. <ANSWER>1234</ANSWER>"}
-    assert data["available_actions"] == ["step_back", "<ANSWER>your answer</ANSWER>"]
-    assert (
-        f"<Hint>{data['hint']}</Hint>" in obs.text
-        and f"<Last action result>{data['last_result']}" in obs.text
-    )
-    assert data["recent_actions"][-1] == {
-        "step": 8,
-        "action": "inspect safe_lock",
-        "result": "You take a close look at safe_lock.",
-    }
+    assert data["salient_actions"] == [
+        {"step": 3, "action": "At desk, open"},
+        {"step": 4, "action": "At desk, pick key_A"},
+    ]
+    assert "<Action Memory>\nAt desk, open\nAt desk, pick key_A</Action Memory>" in obs.text
+    shown = room01(answer_format=True)
+    play(shown, "turn_to_west", "inspect safe", "inspect safe_lock")
+    assert "4 digits" in shown.observe("player").text
     caption = room01(observation="caption").observe("player")
     assert caption.data["caption"] in caption.text
 

@@ -1,285 +1,301 @@
-"""Prompts of the VisEscape agents, in our own words, after the paper's prompt tables (14-18).
+"""The prompts of the paper's agents (Tables 14-18) as the authors' code builds them
+(`experiment/agent/baseagent/prompt.py`, `visescaper/prompt.py`, `config/caption_*_view.py`,
+pull-ups/VisEscape-demo at 9f65b99), in our own words with the same facts and the same layout: the same
+sections, tags, lists and order, so a model sees what the original agents showed it.
 
-Every prompt opens with `GAME_INTRO` (the paper's "initial prompt"). The reasoning prompts ask for a
-`[THINK]` section and an `[ACTION]` section; the memory prompts for four bracketed sections; the
-feedback prompt for a short `[ANALYSIS]`. Section markers are what `agents.py` parses, so they are
-constants here. Builders return plain strings; images are placed by the agents between the text pieces
-(`IMAGE_SLOT` marks where a view's image goes).
+`IMAGE` is written where the original prompt says "[IMAGE]"; the image itself follows the whole text
+(the original sends the text, then the image, in one user message).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
+from playbench.tasks.visescape.protocol import INIT_PROMPT, action_list
+
+IMAGE = "[IMAGE]"
 THINK = "[THINK]"
 ACTION = "[ACTION]"
 ANALYSIS = "[ANALYSIS]"
 SPATIAL = "[SPATIAL MEMORY]"
-INSPECTED = "[INSPECTED OBJECTS]"
-UNINSPECTED = "[UNINSPECTED OBJECTS]"
-ADDITIONAL = "[ADDITIONAL MEMORY]"
+ANSWER_SLOT = "<ANSWER> [your answer]"
+NO_CHANGE = "No Change occured after the action."  # the original's exact note (its spelling)
 
-# Where the agent splices the current view's image(s) into a prompt (VLM mode).
-IMAGE_SLOT = "\x00IMAGE\x00"
-
-NO_CHANGE = "No change occurred"
-UNAVAILABLE = "That action was not available"
-
-GAME_INTRO = (
-    "You are an AI agent inside a room escape game. Four walls surround the room; you look at another "
-    'wall with "turn_to_[direction]". Every wall holds objects you can interact with, and you look at an '
-    'object up close with "inspect [object]". Read the information and the task below carefully and '
-    "answer as asked."
+SYSTEM_ACTION = "Answer in this format: [ACTION]your action"
+SYSTEM_REACT = "Answer in this format: [THINK]your thought\n[ACTION]your action"
+SYSTEM_MEMORY = (
+    "Answer in this format: [SPATIAL MEMORY]spatial_json_format, [INSPECTED OBJECTS]inspected_objects_json_format, "
+    "[UNINSPECTED OBJECTS]uninspected_objects_format, [ADDITIONAL MEMORY]additional_memory_format"
 )
 
-ANSWER_NOTE = (
-    "<ANSWER> is the action that enters a solution into the lock in front of you. To use it, write "
-    "<ANSWER>your answer</ANSWER> with your answer between the tags."
+PUZZLE_NOTE = (
+    "<ANSWER> is the action that enters an answer into the lock in front of you. When you choose <ANSWER>, "
+    'use this form: "<ANSWER>your answer</ANSWER>".'
+)
+HINT_GUIDE = (
+    "If there is a hint message, choose the action that carries out the guideline in the hint message."
 )
 
-SPATIAL_FORMAT = json.dumps({"direction 1": {"objects": ["object1", "object2", "..."]}, "...": {}})
-INSPECTED_FORMAT = '[{"object 1": {"state": "", "characteristics": "", "additional info": ""}}, ...]'
+SPATIAL_FORMAT = """{"direction 1" : {
+    "objects":["object1", "object2", ...]
+},
+...}"""
+INSPECTED_FORMAT = """[{"object 1" : {
+    "state":"",
+    "characteristics":"",
+    "additional info":""
+},
+...}]"""
+UNINSPECTED_FORMAT = "[]"
+ADDITIONAL_FORMAT = "[1. additional memory1, 2. additional memory2, ...]"
 
 
-def hint_text(hints: Sequence[str]) -> str:
-    if not hints:
-        return ""
-    return "Hint message: " + " ".join(hints)
+def _hint(hint: str) -> str:
+    return f"<Hint Message>\n{hint}</Hint Message>\n" if hint else ""
 
 
-def action_format(cot: bool, answer_offered: bool) -> str:
-    """The closing instruction of a reasoning prompt."""
-    target = "the chosen action or <ANSWER>your answer</ANSWER>" if answer_offered else "the chosen action"
-    if cot:
-        return (
-            "Think before you act. Write your thinking in the section [THINK] and your action in the section "
-            f"[ACTION]. In [ACTION] write only {target} and nothing else.\n{THINK}\n{ACTION}"
-        )
-    return f"Reply with the section [ACTION] holding only {target}, with no other text.\n{ACTION}"
+def _shown_actions(actions: Sequence[str], puzzle: bool) -> str:
+    return action_list([*actions, ANSWER_SLOT] if puzzle else list(actions))
 
 
-def available_block(actions: Sequence[str]) -> str:
-    return "You can choose one of these actions: " + ", ".join(actions)
-
-
-def task_notes(last_result: str, lock: str | None, answer_format: str | None) -> str:
-    """What the task reported besides the view, as the agents pass it on with the view: the last action's
-    result and, at a lock, how to enter its answer."""
-    lines = [f"<Last action result>{last_result}</Last action result>"] if last_result else []
-    if lock is not None:
-        lines.append(
-            f"You are facing the lock {lock}. To enter an answer reply <ANSWER>your answer</ANSWER> ({answer_format})."
-        )
-    return "\n".join(lines)
-
-
-def observation_block(where: str, scene: str) -> str:
-    """`where` names the view ("north side of room - wall view"); `scene` is a description, or IMAGE_SLOT
-    (plus any remaining task text) when the model sees the image itself."""
-    return f"<Current Observation>{where} - {scene}</Current Observation>"
-
-
-# --- base agent ---------------------------------------------------------------------------------
-
-
-def base_prompt(
-    history: Sequence[str],
-    held_items: str,
-    observation: str,
-    actions: Sequence[str],
-    answer_offered: bool,
-    hints: Sequence[str],
-    cot: bool,
-) -> str:
-    """The baseline: last k observations and actions, held items, the current view, the available actions."""
-    past = "\n".join(history) if history else "(nothing yet: this is your first step)"
-    parts = [
-        GAME_INTRO,
-        f"<Recent history (from oldest to latest)>\n{past}\n</Recent history>",
-        f"<Held items>{held_items or 'nothing'}</Held items>",
-        observation,
-        "Choose the next action that moves you forward in the game. " + available_block(actions),
-    ]
-    if answer_offered:
-        parts.append(ANSWER_NOTE)
-    if hints:
-        parts.append(hint_text(hints) + " Choose the action that carries out the hint.")
-    parts.append(action_format(cot, answer_offered))
-    return "\n".join(parts)
-
-
-# --- memory agent: reasoning (Table 14) ---------------------------------------------------------------
-
-
-def initial_prompt(
-    observation: str, actions: Sequence[str], answer_offered: bool, hints: Sequence[str]
-) -> str:
-    """The first step: nothing is remembered yet."""
-    parts = [
-        GAME_INTRO,
-        observation,
-        "Using this information, choose the next action that moves you forward in the game. "
-        + available_block(actions),
-    ]
-    if answer_offered:
-        parts.append(ANSWER_NOTE)
-    if hints:
-        parts.append(hint_text(hints))
-    parts.append(action_format(True, answer_offered))
-    return "\n".join(parts)
-
-
-def reason_prompt(
-    memory: str,
-    salient_actions: Sequence[str],
-    recent_actions: Sequence[str],
-    observation: str,
-    previous_react: str,
-    actions: Sequence[str],
-    answer_offered: bool,
-    hints: Sequence[str],
-    cot: bool,
-) -> str:
-    parts = [
-        GAME_INTRO,
-        f"<Memory>{memory}</Memory>",
-        f"<Action Memory>{_lines(salient_actions)}</Action Memory>",
-        f"<Recent actions (from oldest to latest)>{_lines(recent_actions)}</Recent actions>",
-        observation,
-        f"<Your thought and action in the previous turn>{previous_react or '(none)'}"
-        "</Your thought and action in the previous turn>",
-        available_block(actions),
-    ]
-    if answer_offered:
-        parts.append(ANSWER_NOTE)
-    guide = "If a hint message is given, choose the action that carries out its guideline."
-    parts.append(f"{guide} {hint_text(hints)}".rstrip())
-    parts.append(action_format(cot, answer_offered))
-    return "\n".join(parts)
-
-
-def retry_prompt(memory: str, previous_action: str, actions: Sequence[str], hints: Sequence[str]) -> str:
-    """After an action that was not available: ask again for one of the offered actions, action only."""
-    parts = [
-        GAME_INTRO,
-        f"<Memory>{memory}</Memory>",
-        f"<Your Previous Action> {previous_action}",
-        f"<Available Actions> {', '.join(actions)}",
-        "You just tried <Your Previous Action>, but it is not among <Available Actions> here. Using your "
-        "memory, choose the available action that brings you closer to doing <Your Previous Action>.",
-    ]
-    if hints:
-        parts.append(hint_text(hints))
-    parts.append(f"Choose one of these actions: {', '.join(actions)}")
-    parts.append(f"Reply in the format below and write nothing else:\n{ACTION}")
-    return "\n".join(parts)
-
-
-# --- memory agent: memory construction and update (Tables 15, 16) ---------------------------------------
-
-
-def log_lines(entries: Sequence[tuple[str, str, str]]) -> str:
-    """(scene, action, effect) triples as the paper's log lines."""
-    out = []
-    for scene, action, effect in entries:
-        out.append(f"Observation: [{scene}]")
-        out.append(f"Action: [{action}]" + (f" - {effect}" if effect else ""))
-    return "\n".join(out)
-
-
-def _memory_reply_format() -> str:
+def _inventory(inventory: str) -> str:
     return (
-        "Reply in exactly this format, with no other text:\n"
-        f"{SPATIAL} {SPATIAL_FORMAT}\n"
-        f"{INSPECTED} {INSPECTED_FORMAT}\n"
-        f"{UNINSPECTED} []\n"
-        f"{ADDITIONAL} [1. additional memory 1, 2. additional memory 2, ...]"
+        f"<Inventory>You have {inventory}.</Inventory>"
+        if inventory
+        else "<Inventory>You have nothing.</Inventory>"
     )
 
 
-def memory_construct_prompt(logs: str, count: int) -> str:
+# --- the base agent (Table 2) ------------------------------------------------------------------------
+
+
+def base_first(direction: str, scene: str, actions: Sequence[str], cot: bool = False) -> str:
+    think = "Think first, then act: your thought in a [THINK] section, then " if cot else ""
+    return (
+        f"{INIT_PROMPT}. \n"
+        f"<Current Observation>{direction} side of room - {scene}</Current Observation>\n\n"
+        "Based on this information, choose the next action to progress in the game. You can take one of these "
+        f"actions:\n{action_list(actions)}\n"
+        f"{think}Give your action in an [ACTION] section: in [ACTION], answer ONLY with the chosen action, no other text.\n"
+        + (f"{THINK}\n" if cot else "")
+        + ACTION
+    )
+
+
+def base_turn(
+    *,
+    direction: str,
+    scene: str,
+    salient: Sequence[str],
+    recent: Sequence[str],
+    inventory: str,
+    previous_action: str | None,
+    hint: str,
+    actions: Sequence[str],
+    puzzle: bool,
+    cot: bool = False,
+) -> str:
+    salient_text = "<Action Memory>\n" + "\n".join(salient) + "</Action Memory>\n" if salient else ""
+    recent_text = (
+        "<Recent actions(from oldest to latest)>\n" + "\n".join(recent) + "</Recent actions>\n"
+        if recent
+        else ""
+    )
+    answer_or = " or <ANSWER>your answer</ANSWER>" if puzzle else ""
+    think = "Think first, then act: your thought in a [THINK] section, then " if cot else ""
+    return (
+        f"{INIT_PROMPT}. \n"
+        f"{salient_text}{recent_text}\n"
+        f"<Current Observation>{direction} side of room - {scene}</Current Observation>\n"
+        f"{_inventory(inventory)}\n"
+        f"<Your action before this turn>{previous_action}</Your action before this turn>\n"
+        f"{_hint(hint)}\n"
+        "Here is the task:\n"
+        "Based on this information, choose the next action to progress in the game. It must be one of these actions:\n"
+        f"{_shown_actions(actions, puzzle)}\n"
+        f"{PUZZLE_NOTE if puzzle else ''}\n"
+        f"{HINT_GUIDE if hint else ''} {think}Give your action in an [ACTION] section: in [ACTION], answer ONLY with "
+        f"the chosen action{answer_or}, no other text.\n" + (f"{THINK}\n" if cot else "") + ACTION
+    )
+
+
+def base_retry(direction: str, chosen: str, actions: Sequence[str], hint: str) -> str:
+    return (
+        f"{INIT_PROMPT}. \n"
+        f"<Current Observation>{direction} side of room</Current Observation>\n"
+        f"<Your Previous Action> {chosen}\n"
+        f"{_hint(hint)}\n"
+        f"<Available Actions> {action_list(actions)}\n"
+        "You just took <Your Previous Action>, but that action is not among <Available Actions> now. Using your "
+        "memory, choose an action that is needed before <Your Previous Action> can be taken.\n"
+        f"{HINT_GUIDE if hint else ''}\n"
+        f"Choose one of these actions:\n{action_list(actions)}\n"
+        "Answer in this format and with no other text:\n[ACTION]"
+    )
+
+
+# --- VisEscaper: reasoning (Table 14) -------------------------------------------------------------
+
+
+def react_first(direction: str, scene: str, actions: Sequence[str]) -> str:
+    return (
+        f"{INIT_PROMPT}. \n"
+        f"<Current Observation>{direction} side of room - {scene}</Current Observation>\n\n"
+        "Based on this information, choose the next action to progress in the game. You can take one of these "
+        f"actions:\n{action_list(actions)}\n"
+        "Think first, then act. Put your thought in a [THINK] section and your action in an [ACTION] section; "
+        "in [ACTION], answer ONLY with the chosen action, no other text.\n"
+        f"{THINK}\n{ACTION}"
+    )
+
+
+def react_turn(
+    *,
+    memory: str,
+    salient: Sequence[str],
+    recent: Sequence[str],
+    direction: str,
+    scene: str,
+    inventory: str,
+    previous_react: str,
+    hint: str,
+    actions: Sequence[str],
+    puzzle: bool,
+) -> str:
+    memory_text = f"<Memory>\n{memory}</Memory>\n" if memory else ""
+    salient_text = "<Action Memory>\n" + "\n".join(salient) + "</Action Memory>\n" if salient else ""
+    recent_text = (
+        "<Recent actions(from oldest to latest)>\n" + "\n".join(recent) + "</Recent actions>\n"
+        if recent
+        else ""
+    )
+    answer_or = " or <ANSWER>your answer</ANSWER>" if puzzle else ""
+    return (
+        f"{INIT_PROMPT}. \n"
+        f"{memory_text}{salient_text}{recent_text}\n"
+        f"<Current Observation>{direction} side of room - {scene}</Current Observation>\n"
+        f"{_inventory(inventory)}\n"
+        f"<Your Thought and Action before this turn>{previous_react}</Your Thought and Action before this turn>\n"
+        f"{_hint(hint)}\n"
+        "Here is the task:\n"
+        "Based on this information, choose the next action to progress in the game. It must be one of these actions:\n"
+        f"{_shown_actions(actions, puzzle)}\n"
+        f"{PUZZLE_NOTE if puzzle else ''}\n"
+        f"Think first, then act. {HINT_GUIDE if hint else ''} Put your thought in a [THINK] section and your action in "
+        f"an [ACTION] section; in [ACTION], answer ONLY with the chosen action{answer_or}, no other text.\n"
+        f"{THINK}\n{ACTION}"
+    )
+
+
+def react_retry(direction: str, memory: str, chosen: str, actions: Sequence[str], hint: str) -> str:
+    memory_text = f"<Memory>{memory}</Memory>\n" if memory else ""
+    return (
+        f"{INIT_PROMPT}. \n"
+        f"<Current Observation>{direction} side of room</Current Observation>\n"
+        f"{memory_text}\n"
+        f"<Your Previous Action> {chosen}\n"
+        f"{_hint(hint)}\n"
+        f"<Available Actions> {action_list(actions)}\n"
+        "You just took <Your Previous Action>, but that action is not among <Available Actions> now. Using your "
+        "memory, choose an action that is needed before <Your Previous Action> can be taken.\n"
+        f"{HINT_GUIDE if hint else ''}\n"
+        f"Choose one of these actions:\n{action_list(actions)}\n"
+        "Answer in this format and with no other text:\n[ACTION]"
+    )
+
+
+# --- VisEscaper: memory (Tables 15, 16) and feedback (Table 17) ------------------------------------------
+
+
+def log_lines(logs: Sequence[dict[str, str]]) -> str:
+    """The last logs as the memory prompts list them (an effect follows object actions only)."""
     return "\n".join(
-        [
-            GAME_INTRO,
-            f"<Last {count} logs (from oldest to latest)>\n{logs}\n</Last {count} logs>",
-            "<Last logs> is the sequence of what you observed and what your action did, turn by turn.",
-            f"Your task: build your memory of the room from the last {count} logs, following these rules.",
-            f'1. Find out which objects stand on each wall and record them under "{SPATIAL}".',
-            f'2. Record every object you looked at up close with "inspect [object]" under "{INSPECTED}".',
-            f'3. Record the objects you have not yet inspected with "inspect [object]" under "{UNINSPECTED}".',
-            f'4. Record under "{ADDITIONAL}" anything else you observed that is not in {SPATIAL} or '
-            f"{INSPECTED} and that you may need to solve other problems (clues, codes, colors, counts).",
-            _memory_reply_format(),
-        ]
+        f"Observation: [{log['scene']}]\n Action: [{log['action']}]"
+        if log["analysis"] == "-"
+        else f"Observation: [{log['scene']}]\n Action: [{log['action']}] - {log['analysis']}"
+        for log in logs
     )
 
 
-def memory_update_prompt(memory: str, logs: str, count: int) -> str:
-    return "\n".join(
-        [
-            GAME_INTRO,
-            f"<Current Memory>\n{memory}\n</Current Memory>",
-            f"<Last {count} logs (from oldest to latest)>\n{logs}\n</Last {count} logs>",
-            "<Last logs> is the sequence of what you observed and what your action did, turn by turn.",
-            f"Your task: update your memory of the room with the last {count} logs, following these rules.",
-            f'1. Move every object listed under "{UNINSPECTED}" that you have now inspected with '
-            f'"inspect [object]" to "{INSPECTED}", with what you learned about it.',
-            "2. Add to <Current Memory> everything the last logs tell you that it does not contain yet, and "
-            "correct what has changed (object states, where things are).",
-            f'3. Record under "{ADDITIONAL}" anything else not in the spatial memory or the inspected '
-            "objects that you may need to solve other problems (clues, codes, colors, counts).",
-            _memory_reply_format(),
-        ]
+def _memory_tail() -> str:
+    return (
+        "Answer in this format and with no other text:\n"
+        f"[SPATIAL MEMORY]{SPATIAL_FORMAT}\n"
+        f"[INSPECTED OBJECTS]{INSPECTED_FORMAT}\n"
+        f"[UNINSPECTED OBJECTS]{UNINSPECTED_FORMAT}\n"
+        f"[ADDITIONAL MEMORY]{ADDITIONAL_FORMAT}"
     )
 
 
-# --- memory agent: feedback after an action (Table 17) ---------------------------------------------------
-
-
-def feedback_prompt(previous_scene: str, action: str, current_scene: str) -> str:
-    return "\n".join(
-        [
-            GAME_INTRO,
-            f"<Previous Observation> : {previous_scene}",
-            f"<Previous Action> : {action}",
-            f"<Current Observation> : {current_scene}",
-            "<Previous Observation> describes the scene before your action and <Current Observation> the "
-            "scene after it.",
-            "Your task: compare <Previous Observation> with <Current Observation> and state what your action "
-            "did. Be brief and definite rather than descriptive, in fewer than 10 words.",
-            ANALYSIS,
-        ]
+def memory_construct(logs: Sequence[dict[str, str]]) -> str:
+    return (
+        f"{INIT_PROMPT}. \n"
+        f"<Last 10 logs(from oldest to latest)>\n{log_lines(logs)}</Last 10 logs>\n"
+        "What the information means:\n"
+        "<Last 10 logs>: the sequence of observation, action-effect, next observation, next action-effect of each turn.\n\n"
+        "Here is the task:\n"
+        "Build your memory of the room from the last 10 logs, following these guidelines:\n"
+        '1. Find which objects are on each wall (by direction) and put that in the "[SPATIAL MEMORY]" section.\n'
+        '2. Objects you inspected with "inspect [object]" go into the "[INSPECTED OBJECTS]" section.\n'
+        '3. Objects you have not inspected with "inspect [object]" go into the "[UNINSPECTED OBJECTS]" section.\n'
+        "4. Anything from the observations that is in neither [SPATIAL MEMORY] nor [INSPECTED OBJECTS] and that you "
+        'think you need to solve other problems goes into the "[Additional Memory]" section.\n\n'
+        + _memory_tail()
     )
 
 
-# --- captions of views (Table 18) ------------------------------------------------------------------------
+def memory_update(memory: str, logs: Sequence[dict[str, str]]) -> str:
+    return (
+        f"{INIT_PROMPT}. \n"
+        f"<Current Memory>\n{memory}</Current Memory>\n"
+        f"<Last 10 logs(from oldest to latest)>\n{log_lines(logs)}</Last 10 logs>\n"
+        "What each piece of information means:\n"
+        "<Last 10 logs>: the sequence of observation, action-effect, next observation, next action-effect of each turn.\n\n"
+        "Here is the task:\n"
+        "Update your memory of the room from the last 10 logs, following these guidelines:\n"
+        '1. An object from the "[UNINSPECTED OBJECTS]" section that you have now inspected with "inspect [object]" '
+        'goes into the "[INSPECTED OBJECTS]" section.\n'
+        "2. Update <Current Memory> with anything the last 10 logs tell you that <Current Memory> does not hold yet.\n"
+        "3. Anything that is in neither the spatial memory nor the inspected objects and that you think you need to "
+        'solve other problems goes into the "[ADDITIONAL MEMORY]" section.\n' + _memory_tail()
+    )
+
+
+def feedback(previous_scene: str, previous_action: str, current_scene: str) -> str:
+    return (
+        f"{INIT_PROMPT}. \n"
+        f"<Previous Observation> : {previous_scene}\n"
+        f"<Previous Action> : {previous_action}\n"
+        f"<Current Observation> : {current_scene}\n\n"
+        "What each piece of information means:\n"
+        "<Previous Observation> describes the scene before your action, and <Current Observation> the scene after it.\n\n"
+        "Here is the task:\n"
+        "Compare <Previous Observation> and <Current Observation> to analyse the effect of your action. Make the "
+        "analysis concise and definite, not descriptive, in fewer than 10 words.\n"
+        f"{ANALYSIS}"
+    )
+
+
+# --- captions (Table 18) ----------------------------------------------------------------------------
 
 _CAPTION_RULES = (
-    "Rules for the description:\n"
-    "1. Give every piece of visual information (colors, shapes, counts, digits, letters, order, states such "
-    "as open, closed, locked or lit), briefly and clearly.\n"
-    "2. Describe only the picture; do not analyse the room or suggest what to do.\n"
-    "3. Begin directly with the content, not with words like 'The image shows'."
+    'Describe this image. Write the names of the visible objects as given above, in "".\n'
+    "Your description must follow these rules:\n"
+    "1. Include every piece of visual information, concisely and clearly.\n"
+    "2. Describe the image only; do not analyse the scene or the room.\n"
+    "3. Do not begin with phrases such as 'The image depicts' or 'The image shows'."
 )
 
 
-def caption_prompt(view_kind: str, subject: str, names: Sequence[str]) -> str:
-    """`view_kind` is wall, object or item; `subject` what the view shows; `names` the objects in it."""
-    listed = ", ".join(f'"{n}"' for n in names)
-    if view_kind == "item":
-        head = f"This picture is a close-up of the item '{subject}'."
-    elif view_kind == "object":
-        head = f"This picture is a close-up of the object '{subject}'."
-        if listed:
-            head += f" These things can be seen in it: {listed}. Call them by these names, in double quotes."
-    else:
-        where = f"the {subject}" if subject else "a wall of the room"
-        head = f"This picture is a view of {where}."
-        if listed:
-            head += f" It holds these objects: {listed}. Call them by these names, in double quotes."
-    return f"{head}\nDescribe the picture.\n{_CAPTION_RULES}"
-
-
-def _lines(items: Sequence[str]) -> str:
-    return ("\n" + "\n".join(items) + "\n") if items else "(none)"
+def caption(kind: str, name: str, objects: Sequence[str]) -> str:
+    """The caption prompt of a wall view (objects: the wall's receptacles and their items), an object
+    close-up (its visible items) or an item close-up."""
+    if kind == "wall":
+        return f"This image is a wall view of a room, with these objects: {action_list(objects)}\n{_CAPTION_RULES}"
+    if kind == "receptacle":
+        items = [o for o in objects if o != name]
+        present = (
+            f" In {name}, these objects are present: {', '.join(repr(i) for i in items)}" if items else ""
+        )
+        return f"This image is a close-up view of an object '{name}'.{present}\n{_CAPTION_RULES}"
+    return f"This image is a close-up view of an item '{name}'.\n{_CAPTION_RULES}"

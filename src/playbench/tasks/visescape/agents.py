@@ -1,245 +1,94 @@
-"""The VisEscape agents: the paper's base agent and its memory/feedback/ReAct agent (VisEscaper).
+"""The paper's two agents as the authors' code runs them (pull-ups/VisEscape-demo at 9f65b99:
+`experiment/agent/baseagent/*`, `experiment/agent/visescaper/*`, `experiment/agent/inference.py`).
 
-Both read the observation's images, `legal_actions`, `feedback` and the public facts the task puts in
-`Observation.data` (the view, held items, available actions, hint, last result, the lock in view), never its
-text, and write their own prompts (`agent_prompts.py`). Both support caption-then-reason: with a `captioner` model (a VLM) every view
-reaches the reasoning model as that captioner's description and never as an image.
+Both read `Observation.data` (the view, direction, inventory, available actions, hint, whether the lock
+in view takes a typed answer, the objects in view) and the view's image, keep their own histories as the
+authors' runner does, and write their own prompts (`agent_prompts.py`).
 
-`visescape-base` sees the last `history` (20) observations and actions, the held items, the current view
-and the available actions, and answers with the action (with `[THINK]` first if `cot=true`).
+`visescape-base` (Table 2): each turn the action memory (every action other than inspect / turn / step
+back, with where it was taken), the last 10 actions whose text has no "turn", the view, the inventory,
+the previous action, the hint and the available actions (shuffled); it answers with the action alone.
 
-`visescape-memory` keeps the paper's three memories: a structured spatial memory and an exploration
-memory (inspected / not inspected objects), both rebuilt by a model call every `memory_every` (10) steps
-from the log of the steps since the last rebuild (until the first rebuild the raw log stands in for the
-memory), and a salient-action memory of every object interaction with its observed effect. After an
-action other than turn/inspect/step back, a feedback call compares the description of the view before and
-after it ("No change occurred" without a call when the view did not change). It thinks before it acts
-(ReAct), carries its previous thought forward, and after an action that was not available it is asked
-again with the retry prompt. Views are described in text for the memory and the feedback: by the
-captioner, or by the acting model itself when there is none (the acting model then still sees the image).
+`visescape-memory` (VisEscaper, Tables 4, 5, 10): also a memory rebuilt at steps 10, 20, ... from the
+last 10 logs (before step 10, the logged scenes themselves), the effect of each object action (a feedback
+call on the captions before and after it; "No Change occured after the action." when the view did not
+change), the previous reply (ReAct), and [THINK] before [ACTION]. Its memory, logs and feedback work on
+captions of the views (Table 18 prompts, temperature 0): by the acting model itself (the VLM setting) or by
+`--captioner-model` (the Socratic setting, where the acting model never sees an image). `memory=false`
+is Table 5's ablation: the memory is replaced by every distinct observation so far.
 
-Every `act` returns the action text, the labelled outputs of every call of the step as `raw`, the thought
-as `rationale` and the summed usage of all its calls.
+Replies are read as the original agents read them (`replies.read_reply`); an action that is not
+available gets the retry prompt, up to three model calls, after which the first action of the shuffled
+list is taken (the original's fallback); the first turn of the base agent falls back to a random action
+at once, as the original's error path does.
 """
 
 from __future__ import annotations
 
+import io
 import random
-import re
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from PIL import Image
 
 from playbench.agents.base import Agent, AgentSpec
 from playbench.core.errors import ConfigError
 from playbench.core.task import EpisodeContext, derive_seed
 from playbench.core.types import Action, ImagePart, Observation, Part, TextPart, Usage
 from playbench.models.base import ChatModel, GenerationParams, Message
+from playbench.render.draw2d import to_png
 from playbench.tasks.visescape import agent_prompts as prompts
 
-ANSWER_ACTION = "<ANSWER>your answer</ANSWER>"
-MOVEMENT_PREFIXES = ("turn_to_", "inspect ")
-
-_ACTION_MARK = re.compile(r"\[\s*action\s*\]", re.IGNORECASE)
-_THINK_MARK = re.compile(r"\[\s*think\s*\]", re.IGNORECASE)
-_ACTION_LINE = re.compile(r"^\s*\**\s*action\s*\**\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
-_ANSWER_TAG = re.compile(r"<\s*answer\s*>.*?<\s*/\s*answer\s*>", re.IGNORECASE | re.DOTALL)
-_WRAPPERS = "`*'\"[]"
+LOW_DETAIL = 512  # OpenAI's "low" image detail: the model gets a 512 x 512 version of the image
 
 
-# --- reading replies ------------------------------------------------------------------------------------
+# --- reading replies as the original agents do ------------------------------------------------------
 
 
-def _clean_action(line: str) -> str:
-    tag = _ANSWER_TAG.search(line)
-    if tag:
-        return tag.group(0).strip()
-    cleaned = line.strip()
-    while cleaned and (cleaned[0] in _WRAPPERS or cleaned[-1] in _WRAPPERS + "."):
-        cleaned = cleaned.strip(_WRAPPERS).rstrip(".").strip()
-    return cleaned
+def read_action(response: str, available: Sequence[str], puzzle: bool) -> tuple[str, str | None]:
+    """("answer", text), ("action", action), ("unavailable", chosen) or ("none", None)."""
+    if puzzle and "<ANSWER>" in response:
+        rest = response.split("<ANSWER>", 1)[1].strip()
+        return "answer", rest.split("</ANSWER>")[0].strip() if "</ANSWER>" in rest else rest.split(" ")[0]
+    if "[ACTION]" in response:
+        chosen = response.split("[ACTION]")[1].strip().replace(":", "")
+        if "\n" in chosen:
+            chosen = chosen.split("\n")[0].strip()
+        return ("action", chosen) if chosen in available else ("unavailable", chosen)
+    for action in available:
+        if action.lower() in response[:20].lower():
+            return "action", action
+    return "none", None
 
 
-def parse_reply(text: str) -> tuple[str, str | None]:
-    """(action text to forward, thought) from a `[THINK] ... [ACTION] ...` reply.
-
-    The action is the first non-empty line after the last `[ACTION]` marker that has one (an `<ANSWER>`
-    tag is kept whole, even across lines); without a marker, an `Action:` line or an `<ANSWER>` tag; failing
-    all of that the whole reply goes to the task, which judges it (unparseable, never a crash).
-    """
-    marks = list(_ACTION_MARK.finditer(text))
-    for mark in reversed(marks):
-        after = text[mark.end() :]
-        tag = _ANSWER_TAG.match(after.lstrip(" \t\r\n`*"))  # an answer may span lines
-        first = next((ln for ln in after.splitlines() if ln.strip()), "")
-        action = tag.group(0).strip() if tag else _clean_action(first)
-        if action:
-            return action, _thought(text[: mark.start()])
-    lines = _ACTION_LINE.findall(text)
-    if lines:
-        return _clean_action(lines[-1]), _thought(text) if marks or _THINK_MARK.search(text) else None
-    tag = _ANSWER_TAG.search(text)
-    if tag:
-        return tag.group(0).strip(), None
-    return text.strip(), None
+def thought_of(response: str) -> str | None:
+    """The text between [THINK] and [ACTION] (the agent's rationale), if any."""
+    if "[ACTION]" not in response:
+        return None
+    before = response.split("[ACTION]")[0]
+    body = before.split("[THINK]", 1)[1] if "[THINK]" in before else before
+    return body.strip() or None
 
 
-def _thought(before_action: str) -> str | None:
-    think = list(_THINK_MARK.finditer(before_action))
-    body = before_action[think[-1].end() :] if think else before_action
-    body = _ACTION_LINE.sub("", body).strip()
-    return body or None
-
-
-def section(text: str, marker: str) -> str:
-    """The text after `marker` (case-insensitive), or the whole reply when the marker is missing."""
-    found = re.search(re.escape(marker), text, re.IGNORECASE)
-    return (text[found.end() :] if found else text).strip()
-
-
-# --- actions --------------------------------------------------------------------------------------------
-
-
-def normalize_action(text: str) -> str:
-    """A forgiving canonical form for comparing an action with the available ones (not for the task)."""
-    t = re.sub(r"\s+", " ", text.strip().strip("`*'\"[](){}.").strip()).lower()
-    m = re.fullmatch(r"turn[ _]?to[ _]?(?:the[ _])?(north|east|south|west)(?:[ _]wall)?", t)
-    if m:
-        return f"turn_to_{m.group(1)}"
-    if re.fullmatch(r"step[ _]?back", t):
-        return "step_back"
-    m = re.fullmatch(r"(inspect|pick|use|press)(?:[ _]up)? (?:the )?(.+)", t)
-    if m:
-        return f"{m.group(1)} {m.group(2).strip().replace(' ', '_')}"
-    return t.replace(" ", "_")
-
-
-def is_answer(action: str) -> bool:
-    return _ANSWER_TAG.search(action) is not None
-
-
-def is_available(action: str, available: Sequence[str]) -> bool:
-    if is_answer(action):
-        return any("<answer>" in a.lower() for a in available)
-    return normalize_action(action) in {normalize_action(a) for a in available}
-
-
-def is_movement(action: str) -> bool:
-    """Turning, inspecting and stepping back only change the view: no feedback call follows them."""
-    if is_answer(action):
-        return False
-    norm = normalize_action(action)
-    return norm == "step_back" or norm.startswith(MOVEMENT_PREFIXES)
-
-
-def shuffled_actions(actions: Sequence[str], seed: int, turn: int) -> list[str]:
-    """The available actions in an order fixed by the episode seed and the step (as the paper shuffles them)."""
+def shuffled(actions: Sequence[str], rng: random.Random) -> list[str]:
     out = list(actions)
-    random.Random(derive_seed("visescape-available-actions", seed, turn)).shuffle(out)
+    rng.shuffle(out)
     return out
 
 
-# --- reading observations --------------------------------------------------------------------------------
+def low_detail(image: ImagePart) -> ImagePart:
+    """The image as OpenAI's low detail gives it to the model (fitted into 512 x 512)."""
+    with Image.open(io.BytesIO(image.png)) as img:
+        if max(img.size) <= LOW_DETAIL:
+            return image
+        small = img.convert("RGB")
+        small.thumbnail((LOW_DETAIL, LOW_DETAIL), Image.Resampling.LANCZOS)
+        return ImagePart(to_png(small), label=image.label)
 
 
-@dataclass
-class ViewInfo:
-    """What the agents take from one observation."""
-
-    images: list[ImagePart]
-    where: str  # "north side of room - close-up of desk", or as much of it as the observation tells
-    direction: str
-    view_kind: str  # wall, object or item
-    subject: str  # the object or item a close-up shows, for captions
-    names: list[str]  # objects the available actions name
-    text_scene: str  # the view in words when the task sends text instead of an image
-    task_text: str  # what the task reports besides the view: the last action's result, the lock in view
-    held: str
-    hints: list[str]
-    actions: list[str]  # the available actions, a lock's answers collapsed into one ANSWER action
-
-    @property
-    def digests(self) -> tuple[str, ...]:
-        return tuple(image.digest for image in self.images) or (self.text_scene,)
-
-    @property
-    def answer_offered(self) -> bool:
-        return any(is_answer(a) for a in self.actions)
-
-
-def collapse_answers(actions: Sequence[str]) -> list[str]:
-    """A lock's answer slot once, as the paper shows it, however many sample answers the task lists."""
-    out: list[str] = []
-    for action in actions:
-        if is_answer(action):
-            if ANSWER_ACTION not in out:
-                out.append(ANSWER_ACTION)
-        else:
-            out.append(action)
-    return out
-
-
-# the task's view kinds as the caption prompts name them
-VIEW_KINDS = {"wall": "wall", "receptacle": "object", "item": "item"}
-
-
-def read_observation(observation: Observation) -> ViewInfo:
-    """The view, held items, hints and actions of an observation, from its `data`.
-
-    An observation without `data` (another task's) still gives the images, the actions and its text as
-    the task's words; the view's kind is then guessed from the actions."""
-    data = observation.data
-    view = data.get("view") or {}
-    actions = collapse_answers(data.get("available_actions", observation.legal_actions))
-    held_items = data.get("held") or []
-    held = ", ".join(f"{h['id']} ({h['name']})" for h in held_items)
-    hints = [" ".join(data["hint"].split())] if data.get("hint") else []
-    if data:
-        lock = data.get("lock") or {}
-        notes = prompts.task_notes(data.get("last_result", ""), lock.get("id"), lock.get("answer_format"))
-    else:
-        notes = observation.text
-    task_text = "\n".join(ln for ln in notes.splitlines() if ln.strip()).strip()
-    where = " ".join(str(view.get("header", "")).split())
-    where = where or next((image.label for image in observation.images if image.label), "")
-    direction = str(view.get("wall", ""))
-    keys = [normalize_action(a) for a in actions if not is_answer(a)]
-    if view:
-        kind = VIEW_KINDS[view["kind"]]
-        subject = "" if kind == "wall" else str(view["name"])
-    elif any(k.startswith("turn_to_") for k in keys):
-        kind, subject = "wall", ""
-    elif all(k == "step_back" or k.startswith("pick ") for k in keys):
-        # an item close-up offers only stepping back, picking the item up or an answer
-        kind, subject = "item", where
-    else:
-        kind, subject = "object", where
-    if not where:
-        where = f"{direction} side of room" if direction else "current view"
-    held_ids = {h["id"] for h in held_items}
-    names = [
-        a.strip().split(" ", 1)[1].strip()
-        for a in actions
-        if normalize_action(a).startswith(("inspect ", "pick ", "press ")) and " " in a.strip()
-    ]
-    caption = " ".join(str(data.get("caption", "")).split())
-    return ViewInfo(
-        images=list(observation.images),
-        where=where,
-        direction=direction,
-        view_kind=kind,
-        subject=subject,
-        names=list(dict.fromkeys(n for n in names if n.lower() != subject.lower() and n not in held_ids)),
-        text_scene=caption or (task_text if not observation.images else ""),
-        task_text=task_text,
-        held=held,
-        hints=hints,
-        actions=actions,
-    )
-
-
-# --- model calls -----------------------------------------------------------------------------------------
+# --- model calls ---------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -255,7 +104,7 @@ class StepCalls:
         response = await model.generate(messages, params)
         self.usage.add(response.usage)
         self.outputs.append((kind, response.text))
-        return response.text
+        return response.text.strip()
 
     def raw(self) -> str:
         if len(self.outputs) == 1:
@@ -263,52 +112,12 @@ class StepCalls:
         return "\n\n".join(f"--- {kind} ---\n{text}" for kind, text in self.outputs)
 
 
-def build_message(prompt: str, images: Sequence[ImagePart]) -> Message:
-    """One user message; the view's images go where the prompt holds `IMAGE_SLOT`."""
-    parts: list[Part] = []
-    pieces = prompt.split(prompts.IMAGE_SLOT)
-    for k, piece in enumerate(pieces):
-        if piece:
-            parts.append(TextPart(piece))
-        if k < len(pieces) - 1:
-            if not images:
-                parts.append(TextPart("(no image)"))
-            for image in images:
-                if len(images) > 1 and image.label:
-                    parts.append(TextPart(f"[{image.label}]"))
-                parts.append(image)
-    return Message("user", parts)
+def text_messages(prompt: str, system: str | None) -> list[Message]:
+    out = [Message.text("system", system)] if system else []
+    return [*out, Message.text("user", prompt)]
 
 
-class ViewDescriber:
-    """Describes views in text with a vision model (the paper's Table 18 prompts), once per distinct image."""
-
-    def __init__(self, model: ChatModel, params: GenerationParams) -> None:
-        self.model = model
-        self.params = params
-        self.cache: dict[str, str] = {}
-
-    async def describe(self, view: ViewInfo, calls: StepCalls) -> str:
-        if not view.images:
-            return view.text_scene or view.task_text or view.where
-        texts = []
-        for image in view.images:
-            if image.digest not in self.cache:
-                if view.view_kind == "wall":
-                    subject = f"{view.direction} wall" if view.direction else ""
-                else:
-                    subject = view.subject or image.label
-                prompt = prompts.caption_prompt(view.view_kind, subject, view.names)
-                message = Message("user", [TextPart(prompt), image])
-                kind = f"caption {view.where}".strip()
-                text = await calls.call(self.model, [message], self.params, kind)
-                self.cache[image.digest] = " ".join(text.split()) or "(empty description)"
-            caption = self.cache[image.digest]
-            texts.append(f"{image.label}: {caption}" if len(view.images) > 1 and image.label else caption)
-        return " | ".join(texts)
-
-
-# --- shared agent machinery -------------------------------------------------------------------------------
+# --- options -----------------------------------------------------------------------------------------
 
 LLM_KEYS = ("history", "cot", "temperature", "top_p", "max_tokens", "captioner")
 
@@ -333,11 +142,48 @@ def _count(value: Any, name: str, minimum: int) -> int:
     return number
 
 
-class VisEscapeAgent(Agent):
-    """Model handling, options, captioning and action shuffling shared by both VisEscape agents."""
+@dataclass
+class View:
+    """What an agent takes from one observation."""
 
-    own_options: tuple[str, ...] = ("shuffle_actions",)
-    default_history = 20
+    direction: str
+    kind: str  # wall | receptacle | item
+    name: str
+    location: str
+    scene_id: str
+    objects: list[str]
+    inventory: list[str]
+    available: list[str]
+    puzzle: bool
+    hint: str
+    images: list[ImagePart]
+    caption: str | None  # the task's own caption (observation=caption), if any
+
+
+def read_view(observation: Observation) -> View:
+    data = observation.data or {}
+    view = data.get("view") or {}
+    return View(
+        direction=str(data.get("direction", "")),
+        kind=str(view.get("kind", "wall")),
+        name=str(view.get("name", "")),
+        location=str(view.get("location", "")),
+        scene_id=str(data.get("scene", "")) or "|".join(i.digest for i in observation.images),
+        objects=[str(o) for o in data.get("objects", [])],
+        inventory=[str(i) for i in data.get("inventory", [])],
+        available=list(data.get("available_actions", observation.legal_actions)),
+        puzzle=bool(data.get("takes_answer", False)),
+        hint=str(data.get("hint") or ""),
+        images=list(observation.images),
+        caption=data.get("caption"),
+    )
+
+
+class VisEscapeAgent(Agent):
+    """Options, models, captions and the image detail shared by both agents."""
+
+    own_options: tuple[str, ...] = ("shuffle_actions", "image_detail")
+    default_history = 10
     default_cot = False
 
     def __init__(self, spec: AgentSpec, get_model: Callable[[str], ChatModel]) -> None:
@@ -349,7 +195,7 @@ class VisEscapeAgent(Agent):
 
     @classmethod
     def check_options(cls, spec: AgentSpec) -> None:
-        """Raise ConfigError for a bad option value without building any model (for checks before a run)."""
+        """Raise ConfigError for a bad option value without building any model."""
         cls.__new__(cls).read_options(spec)
 
     def read_options(self, spec: AgentSpec) -> None:
@@ -368,6 +214,11 @@ class VisEscapeAgent(Agent):
         self.history = _count(options.get("history", self.default_history), "history", 0)
         self.cot = _flag(options.get("cot", self.default_cot), "cot")
         self.shuffle = _flag(options.get("shuffle_actions", True), "shuffle_actions")
+        detail = str(options.get("image_detail", "auto"))
+        if detail not in ("auto", "low", "original"):
+            raise ConfigError(f"agent option image_detail must be auto, low or original (got {detail!r})")
+        # the original asks for "low" detail for every model whose name contains "gpt"
+        self.low_detail = detail == "low" or (detail == "auto" and "gpt" in str(spec.model).lower())
         try:
             self.params = GenerationParams(
                 temperature=None if options.get("temperature") is None else float(options["temperature"]),
@@ -382,241 +233,274 @@ class VisEscapeAgent(Agent):
         """Read the options only this agent takes."""
 
     @property
-    def captioning(self) -> bool:
+    def socratic(self) -> bool:
         """Caption-then-reason: the acting model never sees an image."""
         return self.captioner_model is not None
 
     async def reset(self, ctx: EpisodeContext) -> None:
         await super().reset(ctx)
         self.params = replace(self.params, sample_key=f"trial-{ctx.trial}")
-        self.seed = ctx.seed
-        self.turn = 0  # act() calls, retries included
-        self.step_no = 0  # game steps: a free retry after an unavailable action is not a new one
-        self.last_obs_step: int | None = None
-        self.last_unavailable = False
-        describer_model = self.captioner_model if self.captioner_model is not None else self.model
-        self.describer = ViewDescriber(describer_model, self.params)
+        # captions as the original makes them: temperature 0
+        self.caption_params = replace(self.params, temperature=0.0)
+        self.rng = random.Random(derive_seed("visescape-agent", ctx.seed, ctx.trial))
+        self.captions: dict[str, str] = {}
+        self.step_count = 0
+        self.previous_action: str | None = None
 
-    def advance(self, observation: Observation) -> bool:
-        """Count this act(); True when it starts a new game step (a task that lets an unavailable
-        action be retried for free shows the same step number again)."""
-        self.turn += 1
-        new = (
-            self.last_obs_step is None or observation.step != self.last_obs_step or not self.last_unavailable
-        )
-        self.last_obs_step = observation.step
-        self.step_no += new
-        return new
+    async def describe(self, view: View, calls: StepCalls) -> str:
+        """The view in words: the task's caption, or a caption made once per distinct image."""
+        if view.caption:
+            return str(view.caption)
+        if not view.images:
+            return "(no image)"
+        if view.scene_id not in self.captions:
+            model = self.captioner_model if self.captioner_model is not None else self.model
+            prompt = prompts.caption(view.kind, view.name, view.objects)
+            message = Message("user", [TextPart(prompt), *self.images_for(view)])
+            text = await calls.call(model, [message], self.caption_params, f"caption {view.scene_id}")
+            self.captions[view.scene_id] = " ".join(text.split())
+        return self.captions[view.scene_id]
 
-    def offered_actions(self, view: ViewInfo) -> list[str]:
-        return shuffled_actions(view.actions, self.seed, self.turn) if self.shuffle else list(view.actions)
+    def images_for(self, view: View) -> list[ImagePart]:
+        return [low_detail(i) for i in view.images] if self.low_detail else list(view.images)
 
-    async def scene_for_prompt(self, view: ViewInfo, calls: StepCalls) -> tuple[str, list[ImagePart]]:
-        """The current view as the acting model gets it: the image itself, or its caption."""
-        extra = f"\n{view.task_text}" if view.task_text else ""
-        if self.captioning or not view.images:
-            return await self.describer.describe(view, calls) + extra, []
-        return prompts.IMAGE_SLOT + extra, view.images
+    async def scene(self, view: View, calls: StepCalls) -> tuple[str, list[Part]]:
+        """The view as the acting model gets it: "[IMAGE]" and the image after the text, or the caption."""
+        if self.socratic or view.caption or not view.images:
+            return await self.describe(view, calls), []
+        return prompts.IMAGE, list(self.images_for(view))
+
+    async def ask(
+        self, prompt: str, images: list[Part], system: str | None, calls: StepCalls, kind: str
+    ) -> str:
+        """A vision call (the prompt, then the image, no system prompt, as the original sends it) or a
+        text call (with the system prompt)."""
+        if images:
+            return await calls.call(
+                self.model, [Message("user", [TextPart(prompt), *images])], self.params, kind
+            )
+        return await calls.call(self.model, text_messages(prompt, system), self.params, kind)
+
+    async def choose(
+        self,
+        view: View,
+        prompt: str,
+        images: list[Part],
+        available: list[str],
+        system: str,
+        retry_prompt: Callable[[str], str],
+        calls: StepCalls,
+    ) -> tuple[str, bool, str]:
+        """The original's reading loop: (action or answer, whether it is an answer, the last reply)."""
+        response = await self.ask(prompt, images, system, calls, "action")
+        for _ in range(3):
+            kind, value = read_action(response, available, view.puzzle)
+            if kind in ("answer", "action"):
+                assert value is not None
+                return value, kind == "answer", response
+            if kind == "unavailable":
+                assert value is not None
+                prompt = retry_prompt(value)
+                retry_system = prompts.SYSTEM_ACTION if (view.puzzle or not images) else None
+                response = await self.ask(prompt, [], retry_system, calls, "retry")
+            else:
+                response = await self.ask(prompt, [], system, calls, "action again")
+        return available[0], False, response
+
+    def record_action(self, action: str, answered: bool) -> Action:
+        self.step_count += 1
+        self.previous_action = action
+        return Action(text=f"<ANSWER>{action}</ANSWER>" if answered else action)
+
+    def history_string(self, view: View, action: str, answered: bool) -> str:
+        return f"{view.location}try {action}" if answered else action
 
 
-# --- the base agent -----------------------------------------------------------------------------------------
+def _salient(action: str) -> bool:
+    return "inspect" not in action and "turn" not in action and "step_back" not in action
 
 
-@dataclass
-class _Past:
-    scene: str
-    action: str
-    result: str = ""
-
-    def line(self, step: int) -> str:
-        result = f" -> {self.result}" if self.result else ""
-        return f"Step {step}. Observation: [{self.scene}] Action: [{self.action}]{result}"
+# --- the base agent ---------------------------------------------------------------------------------------
 
 
 class BaseAgent(VisEscapeAgent):
-    """The paper's baseline: last `history` observations and actions, held items, available actions."""
+    """The paper's baseline (Table 2), as the authors' BaseAgent."""
 
     name = "visescape-base"
 
     async def reset(self, ctx: EpisodeContext) -> None:
         await super().reset(ctx)
-        self.past: deque[tuple[int, _Past]] = deque(maxlen=max(self.history, 1))
-        self.pending: tuple[int, _Past] | None = None
+        self.action_history: list[str] = []
+        self.salient_history: list[str] = []
 
     async def act(self, observation: Observation) -> Action:
-        self.advance(observation)
         calls = StepCalls()
-        view = read_observation(observation)
-        if self.pending is not None:
-            step, entry = self.pending
-            entry.result = _short(observation.feedback)
-            if self.history:
-                self.past.append((step, entry))
-        scene, images = await self.scene_for_prompt(view, calls)
-        prompt = prompts.base_prompt(
-            history=[entry.line(step) for step, entry in self.past],
-            held_items=view.held,
-            observation=prompts.observation_block(view.where, scene),
-            actions=self.offered_actions(view),
-            answer_offered=view.answer_offered,
-            hints=view.hints,
-            cot=self.cot,
-        )
-        reply = await calls.call(self.model, [build_message(prompt, images)], self.params, "action")
-        action, thought = parse_reply(reply)
-        self.last_unavailable = not is_available(action, view.actions)
-        self.pending = (self.turn, _Past(await self._history_scene(view, calls), action))
-        return Action(text=action, raw=calls.raw(), rationale=thought, usage=calls.usage)
+        view = read_view(observation)
+        available = shuffled(view.available, self.rng) if self.shuffle else list(view.available)
+        scene, images = await self.scene(view, calls)
+        system = prompts.SYSTEM_REACT if self.cot else prompts.SYSTEM_ACTION
+        if self.step_count == 0:
+            prompt = prompts.base_first(view.direction, scene, available, self.cot)
+            response = await self.ask(prompt, images, system, calls, "action")
+            kind, value = read_action(response, available, False)
+            # the original returns nothing for a reply it cannot use here, and its error path plays a
+            # random available action
+            action = value if kind == "action" and value is not None else self.rng.choice(available)
+            answered = False
+        else:
+            recent = (
+                [a for a in self.action_history if "turn" not in a][-self.history :] if self.history else []
+            )
+            prompt = prompts.base_turn(
+                direction=view.direction,
+                scene=scene,
+                salient=self.salient_history,
+                recent=recent,
+                inventory=", ".join(view.inventory),
+                previous_action=self.previous_action,
+                hint=view.hint,
+                actions=available,
+                puzzle=view.puzzle,
+                cot=self.cot,
+            )
+            action, answered, response = await self.choose(
+                view,
+                prompt,
+                images,
+                available,
+                system,
+                lambda chosen: prompts.base_retry(view.direction, chosen, available, view.hint),
+                calls,
+            )
+        self.action_history.append(self.history_string(view, action, answered))
+        if _salient(action):
+            self.salient_history.append(
+                f"{view.location}try {action}" if answered else f"{view.location}{action}"
+            )
+        out = self.record_action(action, answered)
+        return replace(out, raw=calls.raw(), rationale=thought_of(response), usage=calls.usage)
 
-    async def _history_scene(self, view: ViewInfo, calls: StepCalls) -> str:
-        """A past view in the history: its description in caption mode (already paid for), else its name."""
-        if self.captioning or not view.images:
-            return f"{view.where} - {await self.describer.describe(view, calls)}"
-        return view.where
 
-
-def _short(text: str, limit: int = 300) -> str:
-    words = " ".join(text.split())
-    return words if len(words) <= limit else words[: limit - 3] + "..."
-
-
-# --- the memory / feedback / ReAct agent ------------------------------------------------------------------------
-
-
-@dataclass
-class _LogEntry:
-    step: int
-    scene: str
-    action: str
-    effect: str = ""
-
-
-@dataclass
-class _Pending:
-    step: int
-    action: str
-    scene: str
-    digests: tuple[str, ...]
-    available: bool
+# --- VisEscaper: memory, feedback and ReAct ----------------------------------------------------------------
 
 
 class MemoryAgent(VisEscapeAgent):
-    """VisEscaper: memory (spatial, exploration, salient actions), feedback after object actions, ReAct."""
+    """VisEscaper (Tables 4, 5, 10), as the authors' VisEscaper agent and runner."""
 
     name = "visescape-memory"
-    own_options = ("shuffle_actions", "memory_every", "feedback")
-    default_history = 10  # here: how many recent actions the reasoning prompt lists
+    own_options = ("shuffle_actions", "image_detail", "memory", "memory_every", "feedback")
     default_cot = True
 
     def configure(self, options: dict[str, Any]) -> None:
+        self.memory_on = _flag(options.get("memory", True), "memory")
         self.memory_every = _count(options.get("memory_every", 10), "memory_every", 1)
-        self.feedback = _flag(options.get("feedback", True), "feedback")
+        self.feedback_on = _flag(options.get("feedback", True), "feedback")
 
     async def reset(self, ctx: EpisodeContext) -> None:
         await super().reset(ctx)
-        self.logs: list[_LogEntry] = []
-        self.window_start = 0  # first log entry not yet folded into the memory
-        self.memory: str | None = None
-        self.salient: list[str] = []
-        self.previous_react = ""
-        self.pending: _Pending | None = None
-        self.retry = False
+        self.logs: list[dict[str, str]] = []  # {scene, action, analysis} per step
+        self.salient: list[dict[str, Any]] = []  # {step, action, analysis}
+        self.memory = ""
+        self.previous_scene_id: str | None = None
+        self.previous_caption = ""
+        self.previous_raw = ""
 
     async def act(self, observation: Observation) -> Action:
-        new_step = self.advance(observation)
         calls = StepCalls()
-        view = read_observation(observation)
-        scene = f"{view.where} - {await self.describer.describe(view, calls)}"
-        self.retry = False
-        if self.pending is not None:
-            await self._close_previous(view, scene, calls)
-        if new_step and self.step_no % self.memory_every == 0:
-            await self._rebuild_memory(calls)
-        prompt_scene, images = await self.scene_for_prompt(view, calls)
-        actions = self.offered_actions(view)
-        observation_text = prompts.observation_block(view.where, prompt_scene)
-        if view.held:
-            observation_text += f"\n<Held items>{view.held}</Held items>"
-        if self.retry and self.pending is not None:
-            prompt = prompts.retry_prompt(self.memory_view(), self.pending.action, actions, view.hints)
-            kind = "retry"
-        elif self.turn == 1:
-            prompt = prompts.initial_prompt(observation_text, actions, view.answer_offered, view.hints)
-            kind = "action"
-        else:
-            recent = [e.action + (f" - {e.effect}" if e.effect else "") for e in self.logs[-self.history :]]
-            prompt = prompts.reason_prompt(
-                memory=self.memory_view(),
-                salient_actions=self.salient,
-                recent_actions=recent if self.history else [],
-                observation=observation_text,
-                previous_react=self.previous_react,
-                actions=actions,
-                answer_offered=view.answer_offered,
-                hints=view.hints,
-                cot=self.cot,
+        view = read_view(observation)
+        available = shuffled(view.available, self.rng) if self.shuffle else list(view.available)
+        caption = await self.describe(view, calls)
+        if self.step_count > 0:
+            await self._feedback(view, caption, calls)
+        await self._update_memory(calls)
+        scene, images = await self.scene(view, calls)
+        if self.step_count == 0:
+            prompt = prompts.react_first(view.direction, scene, available)
+            action, answered, response = await self.choose(
+                view, prompt, images, available, prompts.SYSTEM_REACT, lambda chosen: prompt, calls
             )
-            kind = "action"
-        reply = await calls.call(self.model, [build_message(prompt, images)], self.params, kind)
-        action, thought = parse_reply(reply)
-        if kind == "retry":
-            # the retry prompt asks for the action alone; the plan of the turn before stays in force
-            thought = None
-            self.previous_react = f"{self.previous_react}\n(retried with: {action})".strip()
         else:
-            self.previous_react = f"{prompts.THINK} {thought or ''}\n{prompts.ACTION} {action}"
-        available = is_available(action, view.actions)
-        self.last_unavailable = not available
-        self.pending = _Pending(self.step_no, action, scene, view.digests, available)
-        return Action(text=action, raw=calls.raw(), rationale=thought, usage=calls.usage)
+            recent_logs = (
+                [log for log in self.logs if "turn" not in log["action"]][-self.history :]
+                if self.history
+                else []
+            )
+            recent = [_with_effect(log["action"], log["analysis"]) for log in recent_logs]
+            salient = list(dict.fromkeys(_with_effect(s["action"], s["analysis"]) for s in self.salient))
+            prompt = prompts.react_turn(
+                memory=self.memory,
+                salient=salient,
+                recent=recent,
+                direction=view.direction,
+                scene=scene,
+                inventory=", ".join(view.inventory),
+                previous_react=self.previous_raw.replace("\n", " "),
+                hint=view.hint,
+                actions=available,
+                puzzle=view.puzzle,
+            )
+            action, answered, response = await self.choose(
+                view,
+                prompt,
+                images,
+                available,
+                prompts.SYSTEM_REACT,
+                lambda chosen: prompts.react_retry(view.direction, self.memory, chosen, available, view.hint),
+                calls,
+            )
+        self.previous_raw = response
+        self.logs.append(
+            {
+                "scene": f"{view.direction} side of room - {caption}",
+                "action": self.history_string(view, action, answered),
+                "analysis": "",
+            }
+        )
+        if _salient(action):
+            shown = f"{view.location}try {action}" if answered else f"{view.location}{action}"
+            self.salient.append({"step": self.step_count, "action": shown, "analysis": ""})
+        self.previous_scene_id, self.previous_caption = view.scene_id, caption
+        out = self.record_action(action, answered)
+        return replace(out, raw=calls.raw(), rationale=thought_of(response), usage=calls.usage)
 
-    def memory_view(self) -> str:
-        """The last rebuilt memory; before the first rebuild, the raw log of every step so far.
-
-        Between rebuilds the memory is not touched (as in the paper): the steps since the last rebuild
-        reach the model through <Recent actions>, the salient-action memory and the previous thought."""
-        if self.memory is not None:
-            return self.memory
-        return self._log_text(self.logs) if self.logs else "(empty)"
-
-    @staticmethod
-    def _log_text(entries: Sequence[_LogEntry]) -> str:
-        return prompts.log_lines([(e.scene, e.action, e.effect) for e in entries])
-
-    async def _close_previous(self, view: ViewInfo, scene: str, calls: StepCalls) -> None:
-        """Log the previous step with its effect: feedback analysis for object actions."""
-        assert self.pending is not None
-        done = self.pending
-        if not done.available:
-            effect = prompts.UNAVAILABLE
-            self.retry = True
-        elif is_movement(done.action):
-            effect = ""
-        elif done.digests == view.digests:
+    async def _feedback(self, view: View, caption: str, calls: StepCalls) -> None:
+        """The effect of the previous action: none for moves, "No Change" for an unchanged view, else a
+        feedback call on the captions before and after."""
+        previous = str(self.previous_action)
+        if "turn" in previous or "inspect" in previous or "step_back" in previous:
+            effect = "-"
+        elif self.previous_scene_id == view.scene_id:
             effect = prompts.NO_CHANGE
-        elif self.feedback:
-            prompt = prompts.feedback_prompt(done.scene, done.action, scene)
-            reply = await calls.call(self.model, [Message.text("user", prompt)], self.params, "feedback")
-            effect = _short(section(reply, prompts.ANALYSIS)) or prompts.NO_CHANGE
+        elif not self.feedback_on:
+            effect = "-"
         else:
-            effect = "The view changed"
-        self.logs.append(_LogEntry(done.step, done.scene, done.action, effect))
-        if done.available and not is_movement(done.action):
-            self.salient.append(f"step {done.step}: {done.action} - {effect}")
+            prompt = prompts.feedback(self.previous_caption, previous, caption)
+            reply = await calls.call(self.model, text_messages(prompt, None), self.params, "feedback")
+            effect = reply.split(prompts.ANALYSIS)[1].strip() if prompts.ANALYSIS in reply else reply
+        self.logs[-1]["analysis"] = effect
+        if effect != "-" and self.salient:
+            self.salient[-1]["analysis"] = effect
 
-    async def _rebuild_memory(self, calls: StepCalls) -> None:
-        window = self.logs[self.window_start :]
-        logs = self._log_text(window) if window else "(no actions yet)"
-        if self.memory is None:
-            prompt = prompts.memory_construct_prompt(logs, len(window))
-        else:
-            prompt = prompts.memory_update_prompt(self.memory, logs, len(window))
-        reply = await calls.call(self.model, [Message.text("user", prompt)], self.params, "memory")
-        found = re.search(re.escape(prompts.SPATIAL), reply, re.IGNORECASE)
-        if found:
-            self.memory = reply[found.start() :].strip()
-        else:
-            # a malformed memory reply must not lose what the window held: keep it as raw log
-            previous = f"{self.memory}\n" if self.memory else ""
-            self.memory = f"{previous}{logs}".strip()
-        self.window_start = len(self.logs)
+    async def _update_memory(self, calls: StepCalls) -> None:
+        """Before the first rebuild the memory is the logged scenes; then a rebuild every `memory_every`
+        steps from the last `memory_every` logs. Without memory (Table 5): every distinct observation."""
+        step, every = self.step_count, self.memory_every
+        if not self.memory_on:
+            self.memory = "\n".join(dict.fromkeys(log["scene"] for log in self.logs))
+            return
+        if 0 < step < every:
+            self.memory = "\n".join(log["scene"] for log in self.logs[-every:])
+        elif step == every:
+            prompt = prompts.memory_construct(self.logs[-every:])
+            self.memory = await calls.call(
+                self.model, text_messages(prompt, prompts.SYSTEM_MEMORY), self.params, "memory"
+            )
+        elif step > every and step % every == 0:
+            prompt = prompts.memory_update(self.memory, self.logs[-every:])
+            self.memory = await calls.call(
+                self.model, text_messages(prompt, prompts.SYSTEM_MEMORY), self.params, "memory"
+            )
+
+
+def _with_effect(action: str, analysis: str) -> str:
+    return action if analysis == "-" else f"{action} - {analysis}"

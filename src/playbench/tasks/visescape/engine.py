@@ -79,9 +79,19 @@ def verb_phrase(verb: str, r: Receptacle) -> str:
 class Engine:
     """Rules of one room with its quiz parameters fixed."""
 
-    def __init__(self, room: Room, quiz_params: dict[str, dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        room: Room,
+        quiz_params: dict[str, dict[str, Any]],
+        *,
+        carry_clues: bool = False,
+        answer_matching: str = "exact",
+    ) -> None:
         self.room = room
         self.quiz_params = quiz_params
+        # our extension: held items can be looked at again from any view (the original has no such view)
+        self.carry_clues = carry_clues
+        self.answer_matching = answer_matching
         self.rec_index = {r.id: k for k, r in enumerate(room.receptacles)}
         self.recs = {r.id: r for r in room.receptacles}
         self.items = {i.id: i for i in room.items}
@@ -167,6 +177,18 @@ class Engine:
                 return k
         return None
 
+    def answer_correct(self, lock: str, text: str) -> bool:
+        """`exact` (the original: the answer string, ignoring case and surrounding spaces; a list answer
+        such as colours or directions as its words in order, whatever separates them) or `normalised`
+        (our extension: digits, letters or words read out of any spelling)."""
+        kind, params = self.quiz_kind(lock)
+        if self.answer_matching == "normalised":
+            return kind.is_correct(params, text)
+        answer = kind.answer(params)
+        if kind.answer_type in ("colors", "directions"):
+            return re.findall(r"[a-z]+", text.lower()) == re.findall(r"[a-z]+", answer.lower())
+        return text.strip().lower() == answer.strip().lower()
+
     def lock_in_view(self, state: GameState) -> str | None:
         """The unsolved lock whose close-up is shown, if any."""
         v = state.view
@@ -192,10 +214,15 @@ class Engine:
         return out
 
     def available(self, state: GameState, include_held_views: bool = True) -> list[str]:
-        """The available actions in the paper's style; a lock close-up offers ANSWER_ACTION."""
+        """The available actions in the paper's style; a lock close-up offers ANSWER_ACTION. As in the
+        original game, `turn_to_<dir>` is offered from every view (all walls but the one faced)."""
         v = state.view
         out: list[str] = []
         held = sorted(state.held, key=str.lower)
+        include_held_views = include_held_views and self.carry_clues
+        if v[0] != "wall":
+            wall = view_wall(v, self.room)
+            out += [f"turn_to_{d}" for d in DIRECTIONS if d != wall]
         if v[0] == "wall":
             out += [f"turn_to_{d}" for d in DIRECTIONS if d != v[1]]
             out += [f"inspect {r.id}" for r in self.visible_receptacles(state, v[1])]
@@ -359,7 +386,7 @@ class Engine:
         lock = self.lock_in_view(state)
         assert lock is not None
         kind, params = self.quiz_kind(lock)
-        if kind.is_correct(params, text):
+        if self.answer_correct(lock, text):
             new = self._settle(self._fire(state, f"solved_{lock}", fired), fired)
             return Outcome(new, f"Correct! The {lock} clicks open.", True, fired, lock=lock)
         shown = text if len(text) <= 40 else text[:37] + "..."
@@ -367,6 +394,7 @@ class Engine:
             state,
             f"The answer '{shown}' is wrong; the {lock} stays shut.",
             False,
-            wrong_answer=kind.normalize(text) or text.strip().lower(),
+            wrong_answer=(kind.normalize(text) if self.answer_matching == "normalised" else "")
+            or text.strip().lower(),
             lock=lock,
         )

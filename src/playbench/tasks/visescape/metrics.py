@@ -2,6 +2,8 @@
 
 - GC progression (paper Figure 9): GC after each of the first 100 steps, averaged over episodes;
   an episode that ended earlier keeps its final GC.
+- Essential scenes (paper Figure 8): the share of the scenes on the oracle's path seen at least once,
+  after each of the first 100 steps (`essential_curve`), averaged like GC.
 - Repetition (paper Figure 5/10): an action repeated in an identical situation (same full game
   state) counts once per attempt; the histogram gives, for 2..9 and 10+ attempts, the share of all
   actions that belong to (situation, action) pairs tried that many times.
@@ -80,6 +82,9 @@ def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
         "repeat_buckets": list(REPEAT_BUCKETS),
         "gc_progression": progression([x.get("gc_curve", []) for x in m]),
     }
+    essential = [x["essential_curve"] for x in m if x.get("essential_curve")]
+    if essential:  # Figure 8: essential scenes seen within the first 100 steps
+        out["essential_progression"] = progression(essential)
     hinted = [x for x in m if x.get("hints") and "hcr" in x]
     if hinted:
         out["hcr"] = fmean(x["hcr"] for x in hinted)

@@ -3,6 +3,7 @@
 | file | paper | content |
 |---|---|---|
 | `visescape_gc_progression.png` | Figure 9 | mean GC over the first 100 steps per agent; dotted = hint mode |
+| `visescape_essential_scenes.png` | Figure 8 | share of the oracle path's scenes seen at least once, first 100 steps |
 | `visescape_repetition.png` | Figure 5/10 | share of actions repeated 2..10+ times in the same situation |
 | `visescape_metrics.png` | Table 2 | SR, GC and SPL per agent with 95% intervals |
 | `visescape_quiz_vqa.png` | Table 8 | quiz VQA: solved at pass@1 and pass@10 per agent |
@@ -69,6 +70,33 @@ def gc_progression_plot(runs: list[dict[str, Any]], out: Path) -> list[Path]:
     ax.set_title("GC progression over the first 100 steps")
     ax.legend(loc="upper left")
     return [save_png(fig, out / "visescape_gc_progression.png")]
+
+
+def essential_scenes_plot(runs: list[dict[str, Any]], out: Path) -> list[Path]:
+    """Figure 8: the share of essential scenes (those on the oracle's path) observed at least once."""
+    records = [r for r in _room_records(runs) if r["metrics"].get("essential_curve")]
+    if not records:
+        return []
+    fig = new_figure(7, 4)
+    ax = fig.add_subplot()
+    series = _series(records)
+    labels = order_labels({label for label, _ in series})
+    for (label, hints), group in sorted(series.items(), key=lambda kv: (labels.index(kv[0][0]), kv[0][1])):
+        curve = progression([r["metrics"]["essential_curve"] for r in group])
+        ax.plot(
+            range(1, len(curve) + 1),
+            [100 * v for v in curve],
+            color=f"C{labels.index(label) % 10}",
+            linestyle=":" if hints else "-",
+            label=f"{label}{' (hints)' if hints else ''} n={len(group)}",
+        )
+    ax.set_xlim(0, PROGRESS_STEPS)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("step")
+    ax.set_ylabel("essential scenes seen (%)")
+    ax.set_title("Essential scenes observed over the first 100 steps")
+    ax.legend(loc="lower right")
+    return [save_png(fig, out / "visescape_essential_scenes.png")]
 
 
 def repetition_series(records: list[dict[str, Any]]) -> dict[tuple[str, bool], list[list[float]]]:
@@ -182,6 +210,7 @@ def make_plots(runs: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     with plot_style():
         for name, fn in (
             ("visescape GC progression", gc_progression_plot),
+            ("visescape essential scenes", essential_scenes_plot),
             ("visescape repetition", repetition_plot),
             ("visescape metrics", metrics_plot),
             ("visescape quiz VQA", vqa_plot),

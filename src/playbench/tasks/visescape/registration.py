@@ -48,18 +48,18 @@ VISESCAPE_AGENTS = "playbench.tasks.visescape.agents"
 register_agent(
     "visescape-base",
     f"{VISESCAPE_AGENTS}:BaseAgent",
-    description="VisEscape base agent: last 20 observations and actions, held items, available actions "
-    "(--captioner-model for caption-then-reason)",
+    description="VisEscape base agent as the authors' code: action memory, last 10 non-turn actions, previous "
+    "action, shuffled actions, retry prompt (--captioner-model for the Socratic setting)",
     needs_model=True,
-    options=("shuffle_actions",),
+    options=("shuffle_actions", "image_detail"),
 )
 register_agent(
     "visescape-memory",
     f"{VISESCAPE_AGENTS}:MemoryAgent",
-    description="VisEscape memory/feedback/ReAct agent (VisEscaper): spatial, exploration and salient-action "
-    "memories rebuilt every 10 steps, feedback after object actions, retry prompt",
+    description="VisEscaper as the authors' code: memory rebuilt every 10 steps from the last 10 logs, feedback "
+    "after object actions, ReAct with the previous reply; memory=false is Table 5's ablation",
     needs_model=True,
-    options=("shuffle_actions", "memory_every", "feedback"),
+    options=("shuffle_actions", "image_detail", "memory", "memory_every", "feedback"),
 )
 
 from playbench.core.preset import register_preset  # noqa: E402

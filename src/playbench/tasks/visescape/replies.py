@@ -4,8 +4,9 @@
   first "<ANSWER>", up to "</ANSWER>" (or its first word when the tag is not closed), stripped.
 - Otherwise the action is the first line after the first "[ACTION]", stripped, with every ":" removed.
 - Without "[ACTION]", the first available action (in the listed order) whose text appears, ignoring case,
-  in the reply's first 20 characters. We also take a reply that is exactly an available action (a
-  person or a baseline types the bare action; the original's 20-character window misses long ones).
+  in the reply's first 20 characters. We also take a one-line reply as the action it names (a person or
+  a baseline types the bare action; the original's 20-character window misses long ones), so that a
+  bare action that is not available is told so rather than "no action found".
 
 The task then judges the action: one that is not available gets the retry message (the original
 agents' retry prompt, in our words) and changes nothing.
@@ -40,6 +41,8 @@ def read_reply(text: str, available: Sequence[str], takes_answer: bool) -> Reply
     for action in available:
         if action.lower() in head:
             return Reply(action)
+    if bare and "\n" not in bare:
+        return Reply(bare)
     return None
 
 

@@ -53,6 +53,24 @@ def load_room(room_id_or_path: str) -> Room:
     )
 
 
+CLUE_KINDS = ("note", "photo", "book", "poster")
+
+
+def as_played(room: Room, carry_clues: bool = False) -> Room:
+    """The room as the paper's protocol plays it: clue items (notes, photos, books, posters) stay where
+    they are, as the original's clue images are fixed in place, so a `picked_<clue>` checkpoint goes
+    too. `carry_clues=True` (our extension) keeps the room as authored: clues may be picked up and
+    looked at again from anywhere."""
+    if carry_clues:
+        return room
+    fixed = {i.id for i in room.items if i.kind in CLUE_KINDS}
+    if not fixed:
+        return room
+    items = [i.model_copy(update={"pickable": False}) if i.id in fixed else i for i in room.items]
+    checkpoints = [c for c in room.checkpoints if c.trigger not in {f"picked_{x}" for x in fixed}]
+    return room.model_copy(update={"items": items, "checkpoints": checkpoints})
+
+
 def quiz_params(room: Room, variant: int | None = None) -> dict[str, dict[str, Any]]:
     """Parameters of every quiz: canonical for `variant=None`, else redrawn from the variant seed."""
     out: dict[str, dict[str, Any]] = {}

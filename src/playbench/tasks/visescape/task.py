@@ -1,18 +1,20 @@
-"""VisEscape rooms as a playbench task (`visescape/room-01` ... `room-20`, `visescape/rooms`).
+"""VisEscape rooms of our own as a playbench task (`visescape/room-01` ... `room-20`, `visescape/rooms`).
 
-One episode is one trial in one room: the agent starts facing a wall, sees one view per turn (an
-image, or the ground-truth caption with `--set observation=caption`), the last actions with their
-results, its held items and the available actions, and answers with one action. The game ends on
-escaping (termination `goal_reached`), at the step cap (`step_cap`, `max_steps` = 300) or after 100
-steps without reaching a new checkpoint (`no_progress`). With `--set hints=true` the next checkpoint's
-hint is shown after 30 steps without progress.
+Twenty rooms designed for playbench in VisEscape's style (not the paper's rooms: those are
+`visescape/original`, read from the authors' clone). One episode is one trial in one room, played by
+the paper's protocol as the authors' runner plays it (`protocol.py`): each turn shows the action
+memory, the last 10 non-turn actions, the view (an unlabelled picture), the inventory, the previous
+action, the hint when due and the available actions; the game gives no result text. The game ends on
+escaping (`goal_reached`), at 300 steps (`step_cap`) or after 100 steps without a new trigger
+(`no_progress`). Our additions are options, off by default: `labels`, `feedback`, `answer_format`,
+`answer_matching=normalised`, `carry_clues`, `lenient_actions`, `observation=caption`.
 
-`Observation.data` carries what the text shows as values (the view, held items, available actions,
-recent actions, last result, hint, the lock in view); the paper's agents (`agents.py`) read it.
+`Observation.data` carries the same facts as values; the paper's agents (`agents.py`) read it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from collections import Counter
@@ -26,51 +28,45 @@ from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
 from playbench.tasks.visescape import metrics as vm
+from playbench.tasks.visescape import protocol as pc
 from playbench.tasks.visescape.engine import (
     ANSWER_ACTION,
-    ANSWER_RE,
     Engine,
     GameState,
     Outcome,
     View,
     view_wall,
 )
-from playbench.tasks.visescape.rooms import load_room, quiz_params, room_ids
+from playbench.tasks.visescape.replies import Reply, read_reply, retry_feedback
+from playbench.tasks.visescape.rooms import as_played, load_room, quiz_params, room_ids
 from playbench.tasks.visescape.schema import Room
 from playbench.tasks.visescape.validator import check_room, clues_read, shortest_path
 
-INSTRUCTIONS = (
-    "You are playing a room escape game. You stand inside a closed room with four walls (north, east, "
-    "south, west); your goal is to get out. You see one view at a time: a whole wall, a close-up of a "
-    'piece of furniture (reached with "inspect <object>" from its wall), or a close-up of an item '
-    '("inspect <item>" from the furniture showing it). "turn_to_<direction>" shows another wall and '
-    '"step_back" returns to the wider view. Furniture can be opened, pressed, moved and so on with the '
-    'actions listed for it; "pick <item>" puts an item into your inventory and "use <item>" applies a '
-    "held item to the furniture in front of you. Locks are opened by entering their answer at the lock's "
-    "close-up as <ANSWER>your answer</ANSWER>; clues for a lock are somewhere else in the room. Nobody "
-    "tells you what to do: explore, remember what you have seen and test your ideas."
-)
-REPLY_FORMAT = (
-    "Think first, then act. Write your reasoning in a [THINK] section and then, in an [ACTION] section, "
-    "only the chosen action (or <ANSWER>your answer</ANSWER>), nothing else."
-)
-FORMAT_WORDS = re.compile(r"^(?:\[?action\]?\s*[:\-]?\s*)", re.IGNORECASE)
 ROOM_SET = "all"
-# what an action must look like to be an action at all (else it is unparseable, not merely unavailable)
+# what an action must look like to be an action at all with `lenient_actions`
 ACTION_GRAMMAR = re.compile(r"(turn_to_\w+|step_back|(inspect|pick|use|press) \S+|[a-z][a-z0-9_]*)")
 
 
 class VisEscapeConfig(TaskConfig):
     rooms: list[str] = Field(default_factory=lambda: [ROOM_SET])
     room_file: str | None = None  # play a room file of your own instead of the shipped rooms
-    observation: Literal["image", "caption"] = "image"
+    observation: Literal["image", "caption"] = "image"  # caption: our ground-truth caption instead
     hints: bool = False
     max_steps: int = Field(300, ge=1)
-    patience: int = Field(100, ge=1)  # early stop after this many steps without a new checkpoint
-    hint_after: int = Field(30, ge=1)
-    history: int = Field(20, ge=0)  # recent actions (with their results) listed in each observation
-    retry_limit: int = Field(3, ge=0)  # free retries after an unavailable action before a step is spent
+    patience: int = Field(100, ge=1)  # early stop after this many steps without a new trigger
+    hint_after: int = Field(30, ge=0)  # a hint is due once more steps than this pass without progress
+    history: int = Field(10, ge=0)  # recent (non-turn) actions listed each turn, as the original runner
+    retry_limit: int = Field(3, ge=0)  # free retries after an unavailable or unreadable reply
+    # after the free retries the original agents take the first action of their shuffled list
+    fallback: Literal["random_action", "spend_step"] = "random_action"
     answer_candidates: int = Field(4, ge=1, le=20)  # random answers offered to the random baseline
+    # --- our extensions, off by default (the original shows and does none of this) ---
+    labels: bool = False  # name tags on objects and a title bar naming the view and its state
+    feedback: bool = False  # each action's result in words ("You open the desk; it is now open.")
+    answer_format: bool = False  # a lock says what its answer looks like ("4 digits, e.g. ...")
+    answer_matching: Literal["exact", "normalised"] = "exact"  # normalised: any spelling of the answer
+    carry_clues: bool = False  # clue items may be picked up and looked at again from any view
+    lenient_actions: bool = False  # forgiving action spelling ("turn to the north wall")
 
     @field_validator("rooms", mode="before")
     @classmethod
@@ -138,8 +134,8 @@ class VisEscapeTask(EpisodeTask):
         return out
 
     def make_instance(self, room_ref: str, variant: int | None) -> VisEscapeInstance:
-        """One room (as authored, or a seeded variant), validated; `optimal_steps` is its oracle length."""
-        room = load_room(room_ref)
+        """One room (as authored, or a seeded variant), validated as played; `optimal_steps` is its oracle length."""
+        room = self._as_played(load_room(room_ref))
         params = quiz_params(room, variant)
         name = room.id if variant is None else f"{room.id}-v{variant}"
         return VisEscapeInstance(
@@ -147,12 +143,15 @@ class VisEscapeTask(EpisodeTask):
             room=room_ref,
             variant=variant,
             quiz_params=params,
-            optimal_steps=check_room(room, params).oracle_steps,
+            optimal_steps=check_room(room, params, carry_clues=self.config.carry_clues).oracle_steps,
         )
+
+    def _as_played(self, room: Room) -> Room:
+        return as_played(room, self.config.carry_clues)
 
     # --- episode -------------------------------------------------------------------------------
     def _begin(self, instance: VisEscapeInstance) -> None:
-        room = load_room(instance.room)
+        room = self._as_played(load_room(instance.room))
         params = instance.quiz_params or quiz_params(room, instance.variant)
         missing = [q.id for q in room.quizzes if q.id not in params]
         if missing:
@@ -160,20 +159,22 @@ class VisEscapeTask(EpisodeTask):
                 f"visescape instance {instance.id!r} lacks quiz parameters for {', '.join(missing)}"
             )
         self._room: Room = room
-        self._engine = Engine(room, params)
+        self._engine = Engine(
+            room, params, carry_clues=self.config.carry_clues, answer_matching=self.config.answer_matching
+        )
         from playbench.tasks.visescape.views import ViewMaker  # Pillow work only when observing
 
-        self._views = ViewMaker(self._engine)
+        self._views = ViewMaker(self._engine, labels=self.config.labels)
         self._state: GameState = self._engine.initial_state()
+        self._log = pc.ActionLog()
+        self._progress = pc.Progress(hint_after=self.config.hint_after)
         self._retries = 0
         self._invalid = 0
-        self._last_progress = 0
-        self._feedback = ""
-        self._log: list[tuple[str, str]] = []  # (action, result) per counted step
-        self._reached_at: dict[str, int] = {}
-        self._hinted: set[str] = set()
-        self._hints_shown = 0
+        self._rejection = ""  # the retry message shown with the next observation
+        self._feedback = ""  # the last result in words (shown only with the `feedback` option)
+        self._reached_at: dict[str, int] = {}  # checkpoint -> step, in the order reached
         self._gc_curve: list[float] = []
+        self._seen_scenes: list[Any] = [self._views.render_key(self._state)]
         self._situations: Counter[tuple[GameState, str]] = Counter()
         self._wrong: dict[str, set[str]] = {}
         self._answers = 0
@@ -210,18 +211,23 @@ class VisEscapeTask(EpisodeTask):
         }
 
     # --- hints ---------------------------------------------------------------------------------
-    def _stuck(self) -> int:
-        return self._steps - self._last_progress
-
     def hint_text(self) -> str | None:
-        """The next checkpoint's hint while hint mode is on and the agent is stuck, else None."""
-        engine = self.engine
-        if not self.config.hints or self._stuck() < self.config.hint_after:
+        """The hint due now (hint mode, after more than `hint_after` steps without a new trigger): as the
+        original keys its hints by the last trigger reached, the hint of the checkpoint that follows the
+        checkpoint reached last (the first checkpoint's hint before any)."""
+        if not self._progress.due(self.config.hints):
             return None
-        k = engine.next_checkpoint(self._state)
-        if k is None:
+        checkpoints = self._room.checkpoints
+        if not self._reached_at:
+            k = 0
+        else:
+            last = max(
+                self._reached_at, key=lambda t: (self._reached_at[t], self.engine.checkpoints.index(t))
+            )
+            k = self.engine.checkpoints.index(last) + 1
+        if k >= len(checkpoints):
             return None
-        return self.format_hint(self._room.checkpoints[k].hint)
+        return self.format_hint(checkpoints[k].hint)
 
     def format_hint(self, hint: str) -> str:
         engine = self.engine
@@ -233,86 +239,82 @@ class VisEscapeTask(EpisodeTask):
         return re.sub(r"\{answer:([A-Za-z0-9_]+)\}", answer, hint)
 
     # --- acting --------------------------------------------------------------------------------
-    def _read_action(self, text: str) -> str:
-        """The action part of a reply: the first line after the last [ACTION] tag (an <ANSWER> tag that
-        starts there is taken whole); without a tag, the last <ANSWER> tag of the reply, else its last
-        non-empty line. An <ANSWER> quoted in the reasoning before [ACTION] is not the action."""
-        parts = re.split(r"\[\s*action\s*\]", text, flags=re.IGNORECASE)
-        if len(parts) > 1:
-            tail = parts[-1].lstrip()
-            first = tail.splitlines()[0].strip() if tail else ""
-            m = ANSWER_RE.search(tail)
-            if m is not None and m.start() < len(tail.splitlines()[0]):
-                return f"<ANSWER>{m.group(1).strip()}</ANSWER>"
-            if first:
-                return FORMAT_WORDS.sub("", first).strip()
-        answers = list(ANSWER_RE.finditer(text))
-        if answers:
-            return f"<ANSWER>{answers[-1].group(1).strip()}</ANSWER>"
-        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        if not lines:
-            return ""
-        return FORMAT_WORDS.sub("", lines[-1]).strip()
+    def _offered(self) -> tuple[list[str], bool]:
+        """The available actions as listed (without the answer slot) and whether a typed answer is taken."""
+        available = self.engine.available(self._state)
+        return [a for a in available if a != ANSWER_ACTION], ANSWER_ACTION in available
 
-    def _parse(self, text: str) -> str | ParseError:
-        """The canonical action of a reply (an answer as `<ANSWER>...</ANSWER>`), whether available or not."""
-        raw = self._read_action(text)
-        if raw.startswith("<ANSWER>"):
-            return raw
-        action = self.engine.canonical(raw) if raw else ""
-        if not action:
+    def _parse(self, text: str) -> Reply | ParseError:
+        available, takes_answer = self._offered()
+        reply = read_reply(text, available, takes_answer)
+        if reply is None and self.config.lenient_actions:
+            canon = self.engine.canonical(text.strip().splitlines()[-1] if text.strip() else "")
+            if canon in available:
+                reply = Reply(canon)
+        if reply is None:
             return ParseError("No action was found in the reply.", reason="unparseable")
-        if ACTION_GRAMMAR.fullmatch(action) is None:
-            return ParseError(_unavailable(action), reason="unavailable", snippet=action)
-        return action
+        if self.config.lenient_actions and not reply.answer and reply.action not in available:
+            canon = self.engine.canonical(reply.action)
+            if ACTION_GRAMMAR.fullmatch(canon) and canon in available:
+                reply = Reply(canon)
+        return reply
 
     def _on_parse_error(self, error: ParseError) -> StepResult:
-        return self._reject(error.snippet, error.reason, error.message, unparseable=True)
+        return self._reject("", error.reason, unparseable=True)
 
-    def _apply(self, action: str) -> StepResult:
-        available = self.engine.available(self._state)
-        if action.startswith("<ANSWER>"):
-            if ANSWER_ACTION not in available:
-                return self._reject(
-                    action, "not_at_lock", "There is no lock in front of you to answer; inspect a lock first."
-                )
-            if not ANSWER_RE.search(action).group(1).strip():  # type: ignore[union-attr]
-                return self._reject(
-                    action, "empty_answer", "The answer is empty; write it between <ANSWER> and </ANSWER>."
-                )
-        elif action not in available:
-            return self._reject(action, "unavailable", _unavailable(action))
-        return self._play(action)
+    def _apply(self, reply: Reply) -> StepResult:
+        available, _ = self._offered()
+        if reply.answer:
+            return self._play(f"<ANSWER>{reply.action}</ANSWER>", answered=reply.action)
+        if reply.action not in available:
+            return self._reject(reply.action, "unavailable")
+        return self._play(reply.action)
 
-    def _reject(self, action: str, reason: str, words: str, unparseable: bool = False) -> StepResult:
-        """An unavailable or unreadable action: the paper's retry (nothing changes); repeated ones cost a step."""
+    def _reject(self, action: str, reason: str, unparseable: bool = False) -> StepResult:
+        """The original agents ask the model again (the retry prompt); after `retry_limit` failed
+        retries they play the first action of their shuffled list, a random available action."""
         self._invalid += 1
         self._retries += 1
-        options = ", ".join(self.engine.available(self._state))
-        feedback = (
-            f"{words} Nothing changed. Choose one of the available actions: {options}. If you wanted to "
-            f"'{_shown(action) or 'act'}', first take the actions that make it possible (go to the right wall or object)."
-        )
-        spent = self._retries > self.config.retry_limit
-        if spent:  # a step is spent so that endless invalid replies still end the game
-            self._retries = 0
-            self._record_step(action or "(invalid)", feedback, [])
-            feedback += " (Too many unavailable actions in a row: this one cost a step.)"
+        available, _ = self._offered()
+        self._rejection = retry_feedback(action, available)
         validity = Validity.UNPARSEABLE if unparseable else Validity.INVALID
+        if self._retries <= self.config.retry_limit:
+            return StepResult(
+                validity, self._rejection, parsed=action or None, reason=reason, info={"step_spent": False}
+            )
+        self._retries = 0
+        if self.config.fallback == "random_action":
+            rng = random.Random(derive_seed("visescape-fallback", self.instance.id, self._steps))
+            chosen = rng.choice(available)
+            rejection = self._rejection
+            result = self._play(chosen)
+            result.feedback = f"{rejection} Retries used up: the action {chosen!r} was taken instead."
+            result.info["fallback"] = chosen
+            return result
+        self._progress.note_hint(self.hint_text())
+        self._record_step(changed=False, new_cps=[])
+        self._log.record(self._steps + 1, action or "(no action)", self._location(), False)
+        self._rejection += " (Retries used up: this reply cost a step.)"
         return StepResult(
-            validity, feedback, parsed=action or None, reason=reason, info={"step_spent": spent}
+            validity, self._rejection, parsed=action or None, reason=reason, info={"step_spent": True}
         )
 
-    def _play(self, action: str) -> StepResult:
+    def _location(self) -> str:
+        """Where the agent is, as the original's action memory prefixes it ("At desk, ")."""
+        v = self._state.view
+        if v[0] == "wall":
+            return f"At {v[1].upper()} side of room, "
+        return f"At {v[1]}, "
+
+    def _play(self, action: str, answered: str | None = None) -> StepResult:
         engine = self.engine
         before = self._state
-        if self.hint_text() is not None:
-            k = engine.next_checkpoint(before)
-            if k is not None:
-                self._hinted.add(engine.checkpoints[k])
-                self._hints_shown += 1
+        location = self._location()
+        objects = self.view_objects()
+        self._progress.note_hint(self.hint_text())
         outcome: Outcome = engine.apply(before, action)
         self._retries = 0
+        self._rejection = ""
         self._situations[(before, action)] += 1
         if outcome.lock is not None:
             self._answers += 1
@@ -320,26 +322,31 @@ class VisEscapeTask(EpisodeTask):
                 self._wrong.setdefault(outcome.lock, set()).add(outcome.wrong_answer)
         self._state = outcome.state
         self._read = self._read | clues_read(engine, outcome.state)
+        self._seen_scenes.append(self._views.render_key(self._state))
         new_cps = [t for t in engine.checkpoints if t in outcome.state.triggers and t not in self._reached_at]
-        self._record_step(action, outcome.feedback, new_cps)
+        self._log.record(
+            self._steps + 1, answered if answered is not None else action, location, answered is not None
+        )
+        self._record_step(changed=outcome.state.triggers != before.triggers, new_cps=new_cps)
+        self._feedback = outcome.feedback
         validity = Validity.EFFECTIVE if outcome.changed else Validity.INEFFECTIVE
         info: dict[str, Any] = {
             "checkpoints": new_cps,
             "fired": outcome.fired,
             "view": _jsonable_view(self._state.view),
+            "view_objects": objects,  # what the view the action was taken from showed (Table 9's truth)
         }
         if outcome.lock is not None:
             info["lock"] = {"id": outcome.lock, "correct": outcome.wrong_answer is None}
-        return StepResult(validity, outcome.feedback, parsed=action, info=info)
+        shown = outcome.feedback if self.config.feedback else f"Action taken: {action}."
+        return StepResult(validity, shown, parsed=action, info=info)
 
-    def _record_step(self, action: str, feedback: str, new_cps: list[str]) -> None:
+    def _record_step(self, changed: bool, new_cps: list[str]) -> None:
         """Bookkeeping of a step that counts; the template counts it right after `_apply`."""
         number = self._steps + 1
         for t in new_cps:
             self._reached_at[t] = number
-        if new_cps:
-            self._last_progress = number
-        self._log.append((action, feedback))
+        self._progress.after_step(changed)
         self._gc_curve.append(len(self._reached_at) / len(self.engine.checkpoints))
 
     def _counts_step(self, role: str, result: StepResult) -> bool:
@@ -350,8 +357,8 @@ class VisEscapeTask(EpisodeTask):
     def _check_end(self, result: StepResult) -> Termination | None:
         if self.engine.cleared(self._state):
             return Termination.GOAL_REACHED
-        # at the last step the cap is the reason, as the paper counts a capped episode
-        if self._steps < self.config.max_steps and self._stuck() >= self.config.patience:
+        # the original runner checks the stall before the step cap
+        if self._progress.counter >= self.config.patience:
             return Termination.NO_PROGRESS
         return None
 
@@ -360,10 +367,7 @@ class VisEscapeTask(EpisodeTask):
             return "You escaped the room!"
         if termination == Termination.STEP_CAP:
             return f"The step limit of {self.config.max_steps} is reached; the game is over."
-        return f"No checkpoint was reached in the last {self.config.patience} steps; the game is over."
-
-    def _after_step(self, role: str, result: StepResult) -> None:
-        self._feedback = result.feedback  # shown as the last action's result in the next observation
+        return f"Nothing new happened in the last {self.config.patience} steps; the game is over."
 
     # --- oracle --------------------------------------------------------------------------------
     def _oracle(self, role: str) -> str | None:
@@ -403,68 +407,86 @@ class VisEscapeTask(EpisodeTask):
                 out.append(a)
         return out
 
+    def view_objects(self) -> list[str]:
+        """The names of the receptacles and items the view shows (what the original's caption prompts name)."""
+        engine, v = self.engine, self._state.view
+        if v[0] == "wall":
+            out: list[str] = []
+            for r in engine.visible_receptacles(self._state, v[1]):
+                out.append(r.id)
+                out += [i.id for i in engine.visible_items(self._state, r.id)]
+            return out
+        if v[0] == "rec":
+            return [v[1], *(i.id for i in engine.visible_items(self._state, v[1]))]
+        return [v[1]]
+
     def _observe(self, role: str) -> Observation:
         engine = self.engine
-        parts: list[Part] = []
-        window = self._log[-self.config.history :] if self.config.history else []
-        first = len(self._log) - len(window) + 1
-        if window:
-            lines = "\n".join(f"{first + k}. {a} -> {r}" for k, (a, r) in enumerate(window))
-            parts.append(TextPart(f"<Recent actions (oldest to latest)>\n{lines}\n</Recent actions>"))
-        held = [{"id": i, "name": engine.items[i].words} for i in sorted(self._state.held, key=str.lower)]
-        held_text = ", ".join(f"{h['id']} ({h['name']})" for h in held) or "none"
-        parts.append(TextPart(f"<Held items>{held_text}</Held items>"))
-        header = self._views.header(self._state)
+        v = self._state.view
+        direction = view_wall(v, self._room).upper()
         caption = self._views.caption(self._state) if self.config.observation == "caption" else None
         if caption is not None:
-            parts.append(TextPart(f"<Current Observation>{header}: {caption}</Current Observation>"))
+            view: list[Part] = [TextPart(caption)]
+            scene = hashlib.sha1(caption.encode()).hexdigest()[:16]
         else:
-            parts.append(TextPart(f"<Current Observation>{header}</Current Observation>"))
-            parts.append(ImagePart(self._views.image(self._state), label="view"))
-        if self._feedback:
-            parts.append(TextPart(f"<Last action result>{self._feedback}</Last action result>"))
+            image = ImagePart(self._views.image(self._state), label="view")
+            view, scene = [image], image.digest
+        available, takes_answer = self._offered() if not self.done else ([], False)
         hint = self.hint_text()
-        if hint:
-            parts.append(TextPart(f"<Hint>{hint}</Hint>"))
-        available = engine.available(self._state) if not self.done else []
-        parts.append(TextPart(f"<Available actions>{', '.join(available)}</Available actions>"))
+        extra: list[str] = []
+        if self._rejection:
+            extra.append(self._rejection)
+        elif self.config.feedback and self._feedback:
+            extra.append(f"<Last action result>{self._feedback}</Last action result>")
         lock = engine.lock_in_view(self._state)
         lock_data = None
         if lock is not None:
             kind, params = engine.quiz_kind(lock)
-            lock_data = {"id": lock, "answer_format": kind.answer_format(params)}
-            parts.append(
-                TextPart(
-                    f"You are facing the lock {lock}. To enter an answer reply <ANSWER>your answer</ANSWER> "
-                    f"({lock_data['answer_format']})."
-                )
-            )
-        parts.append(TextPart(REPLY_FORMAT))
-        v = self._state.view
+            lock_data = {
+                "id": lock,
+                "answer_format": kind.answer_format(params) if self.config.answer_format else None,
+            }
+            if self.config.answer_format:
+                extra.append(f"The answer of this lock: {lock_data['answer_format']}.")
+        parts = pc.observation_parts(
+            first=not self._log.entries,
+            direction=direction,
+            view=view,
+            log=self._log,
+            history=self.config.history,
+            inventory=sorted(self._state.held, key=str.lower),
+            available=available,
+            takes_answer=takes_answer,
+            hint=hint,
+            extra=extra,
+        )
+        kind_name = {"wall": "wall", "rec": "receptacle", "item": "item"}[v[0]]
         data: dict[str, Any] = {
-            "view": {
-                "kind": {"wall": "wall", "rec": "receptacle", "item": "item"}[v[0]],
-                "name": v[1],
-                "wall": view_wall(v, self._room),
-                "header": header,
-            },
-            "held": held,
+            "step": self._steps,
+            "direction": direction,
+            "view": {"kind": kind_name, "name": v[1], "location": self._location()},
+            "scene": scene,
+            "objects": self.view_objects(),
+            "inventory": sorted(self._state.held, key=str.lower),
             "available_actions": available,
-            "recent_actions": [
-                {"step": first + k, "action": a, "result": r} for k, (a, r) in enumerate(window)
-            ],
-            "last_result": self._feedback,
-            "hint": hint or None,
+            "takes_answer": takes_answer,
+            "hint": hint,
+            "previous_action": self._log.previous,
+            "recent_actions": self._log.recent(self.config.history),
+            "salient_actions": self._log.salient(),
+            "rejected": self._rejection or None,
             "lock": lock_data,
         }
+        if self.config.feedback:
+            data["last_result"] = self._feedback
         if caption is not None:
             data["caption"] = caption
         return Observation(
             role=role,
             parts=parts,
-            instructions=INSTRUCTIONS,
+            instructions=pc.INSTRUCTIONS,
             legal_actions=[] if self.done else self.legal_actions(),
-            feedback=self._feedback,
+            feedback=self._rejection or (self._feedback if self.config.feedback else ""),
             step=self._steps,
             data=data,
         )
@@ -475,11 +497,31 @@ class VisEscapeTask(EpisodeTask):
         return self._views.caption(self._state)
 
     # --- results -------------------------------------------------------------------------------
+    def _essential(self) -> set[Any]:
+        """The scenes of the oracle's path (the paper's Figure 8 "essential observations")."""
+        engine = self.engine
+        state = engine.initial_state()
+        path, _ = shortest_path(engine, state, read=clues_read(engine, state))
+        keys = {self._views.render_key(state)}
+        for action in path or []:
+            state = engine.apply(state, action).state
+            keys.add(self._views.render_key(state))
+        return keys
+
     def _outcome(self) -> EpisodeResult:
         engine = self.engine
         success = self.termination == Termination.GOAL_REACHED
         optimal = self.instance.optimal_steps or 0
         reached = len(self._reached_at)
+        essential = self._essential()
+        seen: set[Any] = set()
+        curve = []
+        for k, key in enumerate(self._seen_scenes[: vm.PROGRESS_STEPS + 1]):
+            seen.add(key)
+            if k:
+                curve.append(round(len(seen & essential) / len(essential), 4))
+        locks = list(engine.lock_quiz)
+        solved = sum(engine.solved(self._state, lock) for lock in locks)
         metrics: dict[str, Any] = {
             "room": self._room.id,
             "gc": reached / len(engine.checkpoints),
@@ -490,30 +532,24 @@ class VisEscapeTask(EpisodeTask):
             "invalid_actions": self._invalid,
             "answers": self._answers,
             "wrong_answers_distinct": sum(len(v) for v in self._wrong.values()),
-            "wrong_answers_per_lock": vm.per_lock(self._wrong, list(engine.lock_quiz)),
-            "locks_solved": sum(engine.solved(self._state, lock) for lock in engine.lock_quiz),
-            "locks_total": len(engine.lock_quiz),
+            "wrong_answers_per_lock": vm.per_lock(self._wrong, locks),
+            "locks_solved": solved,
+            "locks_total": len(locks),
+            "quiz_solved_ratio": solved / len(locks) if locks else 0.0,
             "gc_curve": [round(x, 4) for x in self._gc_curve],
+            "essential_curve": curve,
+            "essential_seen": curve[-1] if curve else 0.0,
             "repeat_hist": vm.repeat_histogram(self._situations, self._steps),
             "repeated_action_ratio": vm.repeated_ratio(self._situations, self._steps),
             "hints": self.config.hints,
         }
         if self.config.hints:
-            metrics["hcr"] = (len(self._hinted & set(self._reached_at)) / reached) if reached else 0.0
-            metrics["hints_shown"] = self._hints_shown
+            metrics["hcr"] = self._progress.solved_hints() / reached if reached else 0.0
+            metrics["hints_given"] = len(self._progress.given)
         return EpisodeResult(success=success, steps=self._steps, metrics=metrics)
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         return vm.summarize(episodes)
-
-
-def _shown(action: str) -> str:
-    """An action as quoted back in feedback (long ones cut)."""
-    return action if len(action) <= 60 else action[:57] + "..."
-
-
-def _unavailable(action: str) -> str:
-    return f"'{_shown(action)}' is not available right now."
 
 
 def _jsonable_view(view: View) -> list[Any]:

@@ -197,8 +197,9 @@ def shortest_path(
     return None, len(parent)
 
 
-def check_room(room: Room, quiz_params: dict[str, dict[str, Any]]) -> RoomReport:
-    """Validate the room's logic and return its report; problems raise RoomFormatError."""
+def check_room(room: Room, quiz_params: dict[str, dict[str, Any]], carry_clues: bool = False) -> RoomReport:
+    """Validate the room's logic and return its report; problems raise RoomFormatError. `room` is the room
+    as played (see `rooms.as_played`); `carry_clues` lets held items be looked at again."""
     problems: list[str] = []
     for quiz in room.quizzes:
         try:
@@ -223,7 +224,7 @@ def check_room(room: Room, quiz_params: dict[str, dict[str, Any]]) -> RoomReport
             )
     if problems:
         raise RoomFormatError(f"{room.id}: " + "; ".join(problems))
-    engine = Engine(room, quiz_params)
+    engine = Engine(room, quiz_params, carry_clues=carry_clues)
     start = engine.initial_state()
     path, explored = shortest_path(engine, start)
     if path is None:
@@ -277,14 +278,16 @@ def main(argv: list[str] | None = None) -> int:
     """`python -m playbench.tasks.visescape.validator ROOM...`: check rooms (ids or files)."""
     import sys
 
-    from playbench.tasks.visescape.rooms import load_room, quiz_params, room_ids
+    from playbench.tasks.visescape.rooms import as_played, load_room, quiz_params, room_ids
 
-    names = (argv if argv is not None else sys.argv[1:]) or room_ids()
+    args = list(argv if argv is not None else sys.argv[1:])
+    carry = "--carry-clues" in args  # check the room as played with our carry_clues option
+    names = [a for a in args if a != "--carry-clues"] or room_ids()
     failed = 0
     for name in names:
         try:
-            room = load_room(name)
-            report = check_room(room, quiz_params(room))
+            room = as_played(load_room(name), carry)
+            report = check_room(room, quiz_params(room), carry_clues=carry)
         except RoomFormatError as exc:
             print(f"FAIL {name}: {exc}")
             failed += 1

@@ -128,8 +128,11 @@ def article(word: str) -> str:
 class ViewMaker:
     """Images and captions of one room's views, with caches for the episode."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, labels: bool = False) -> None:
         self.engine = engine
+        # our extension: name tags on every object and a title bar naming the view and its state; off by
+        # default, as the original's views are unlabelled renders
+        self.labels = labels
         self.room = engine.room
         self.clue_quiz: dict[str, Quiz] = {q.clue: q for q in self.room.quizzes}
         self._png: dict[tuple, bytes] = {}
@@ -282,6 +285,8 @@ class ViewMaker:
         return img, d
 
     def _title(self, d: ImageDraw.ImageDraw, words: str) -> None:
+        if not self.labels:
+            return
         font_size = 16
         d.rectangle((0, 0, W, 26), fill=(30, 32, 40))
         dw.text(d, (W / 2, 13), words, font_size, (240, 240, 240))
@@ -328,8 +333,9 @@ class ViewMaker:
                 y += (box[3] - box[1]) * 0.3
             if SIZES[r.kind][2] and self._look(state, r).moved:  # a picture moved aside hangs lower
                 y += (box[3] - box[1]) * 0.12
-            dw.label(d, ((box[0] + box[2]) / 2, y), r.id, 16)
-        if not layout:
+            if self.labels:
+                dw.label(d, ((box[0] + box[2]) / 2, y), r.id, 16)
+        if not layout and self.labels:
             dw.text(d, (W / 2, H / 2), "(bare wall)", 18, (90, 90, 90))
         self._title(d, f"{wall.upper()} WALL - {self.room.title}")
         return img
@@ -349,7 +355,7 @@ class ViewMaker:
         cx = W / 2 - (bw * 0.3 if self._look(state, r).moved else 0)
         bottom = 445 if not hung else 60 + room_above + bh + 20
         box = (cx - bw / 2, bottom - bh, cx + bw / 2, bottom)
-        self._draw_receptacle(d, state, r, box, scale, names=True)
+        self._draw_receptacle(d, state, r, box, scale, names=self.labels)
         shown = f" ({self._state_words(state, r)})" if len(r.states) > 1 else ""
         self._title(d, f"{r.id}{shown} - close-up, {r.wall} wall")
         return img

@@ -236,6 +236,7 @@ class OriginalTask(EpisodeTask):
         snapshot = game.snapshot()
         situation = repr(snapshot)
         location = game.location()
+        objects = self.view_objects()  # what the view the action is taken from shows (Table 9's truth)
         lock = game.item if answered else None
         self._progress.note_hint(self.hint_text())
         game.handle_action(action)
@@ -253,6 +254,7 @@ class OriginalTask(EpisodeTask):
         info: dict[str, Any] = {
             "triggers": [t for t in game.triggers if t not in before],
             "image": game.image(),
+            "view_objects": objects,
         }
         if lock is not None:
             info["lock"] = {"id": lock, "correct": f"solved_{lock}" in game.triggers}
