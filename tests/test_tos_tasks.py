@@ -172,3 +172,29 @@ def test_vision_instructions_name_the_answer_bins_without_pointing_to_an_unseen_
     text = task.observe("player").instructions
     assert "text version" not in text
     assert "name them with these bins" in text and "(0°, 22.5°] front-slight-right" in text
+
+
+def test_passive_logs_are_the_scout_sweep_by_default():
+    """SCOUT (the authors' sweep proxy): four views at the start, three from each door it enters,
+    until every object is seen; about nine steps (the paper: about 9)."""
+    from playbench.tasks.tos.proxies import scout_turns
+    from playbench.tasks.tos.world import cached_world
+
+    lengths = []
+    for i in range(30):
+        world, _ = cached_world(3, 4, 0, i, 20)
+        turns = scout_turns(world)
+        assert (
+            turns[:4] == ["Actions: [Observe()]"] + ["Actions: [Rotate(90), Observe()]"] * 3 or len(turns) < 6
+        )
+        assert turns[-1] == "Actions: [Term()]"
+        lengths.append(len(turns) - 1)
+    assert 8 <= sum(lengths) / len(lengths) <= 10
+    task = make_task("tos/mental-rotation", exploration="passive")
+    inst = task.instances(1, 0)[0]
+    task.reset(inst)
+    text = task.observe("player").text
+    assert "Step 1: Actions: [Observe()]" in text and "Step 4: Actions: [Rotate(90), Observe()]" in text
+    oracle = make_task("tos/mental-rotation", exploration="passive", passive_log="oracle")
+    oracle.reset(inst)
+    assert oracle.observe("player").text != text

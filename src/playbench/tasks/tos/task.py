@@ -36,6 +36,7 @@ from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, St
 from playbench.tasks.tos import cogmap, evaluate, prompts, questions
 from playbench.tasks.tos.cogmap import Change
 from playbench.tasks.tos.grammar import INVALID_PENALTY, Invalid, Outcome, Turn, execute, parse_turn
+from playbench.tasks.tos.proxies import scout_turns
 from playbench.tasks.tos.scenes import Scene, load_scenes
 from playbench.tasks.tos.world import (
     START,
@@ -93,6 +94,8 @@ class TosConfig(TaskConfig):
 
 class AnswerConfig(TosConfig):
     exploration: Literal["active", "passive"] = "active"
+    # the given log in passive mode: the authors' SCOUT sweep, or our oracle's minimum-cost plan
+    passive_log: Literal["scout", "oracle"] = "scout"
 
 
 class QuestionConfig(AnswerConfig):
@@ -274,8 +277,12 @@ class TosTask(EpisodeTask):
         return "done"
 
     def _play_oracle_log(self) -> None:
-        """Passive mode: the oracle explorer's turns, executed, become the given exploration log."""
-        for k, text in enumerate(self._plan_turns, start=1):
+        """Passive mode: a scripted explorer's turns (SCOUT, or the oracle's plan), executed, become
+        the given exploration log."""
+        turns = self._plan_turns
+        if getattr(self.config, "passive_log", "oracle") == "scout":
+            turns = [t for t in scout_turns(self.world) if t != "Actions: [Term()]"]
+        for k, text in enumerate(turns, start=1):
             t = parse_turn(text, allow_return=self.config.return_action)
             assert isinstance(t, Turn), text
             out = execute(self.world, self._pose, self._observed, t)
@@ -283,7 +290,7 @@ class TosTask(EpisodeTask):
             self._observed |= set(out.seen)
             view = (0, out.observed_at) if out.observed_at else None
             self._log.append(LogEntry(k, t.canonical, self._result_text(out), view))
-        self._log.append(LogEntry(len(self._plan_turns) + 1, "Actions: [Term()]", "Exploration terminated."))
+        self._log.append(LogEntry(len(turns) + 1, "Actions: [Term()]", "Exploration terminated."))
         self._phase1_observed = self._observed
 
     def _phase_cap(self) -> int:
