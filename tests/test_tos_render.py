@@ -7,7 +7,7 @@ from PIL import Image
 from test_tos_world import two_rooms
 
 from playbench.tasks.tos.render3d import MODELS, render_legend, render_view
-from playbench.tasks.tos.world import FACING_NAMES, PLAIN_NAMES, Pose
+from playbench.tasks.tos.world import FACING_NAMES, ORIENTED_NAMES, PLAIN_NAMES, UNORIENTED_NAMES, Pose
 
 
 def pixels(png: bytes) -> np.ndarray:
@@ -16,6 +16,9 @@ def pixels(png: bytes) -> np.ndarray:
 
 def test_every_object_name_has_a_model():
     assert set(FACING_NAMES) | set(PLAIN_NAMES) <= set(MODELS)
+    assert set(ORIENTED_NAMES) | set(UNORIENTED_NAMES) | {"red chair"} <= set(
+        MODELS
+    )  # the authors' vocabulary
 
 
 def test_views_are_deterministic_and_sized():

@@ -46,6 +46,9 @@ DOOR_COLORS: dict[str, RGB] = {
     "red door": (200, 40, 40),
     "blue door": (40, 80, 200),
     "green door": (40, 160, 70),
+    "yellow door": (225, 200, 40),
+    "purple door": (130, 60, 170),
+    "orange door": (235, 130, 30),
 }
 
 DARK_WOOD = (95, 60, 35)
@@ -148,6 +151,42 @@ MODELS: dict[str, list[Part]] = {
     "fan": [("cylinder", (0, 0.03, 0), (0.3, 0.06, 0.3), (80, 80, 90)), ("cylinder", (0, 0.35, 0), (0.05, 0.6, 0.05), (80, 80, 90)),
             ("sphere", (0, 0.75, 0), (0.4, 0.4, 0.4), (170, 200, 220))],
 }  # fmt: skip
+# the authors' scene vocabulary (their default generator and scene files): simple models with a
+# clear front where the object has a facing
+RED = (200, 50, 50)
+MODELS.update({
+    "television": MODELS["tv"],
+    "red chair": MODELS["chair"],
+    "shelf": MODELS["bookshelf"],
+    "truck": [("box", (0, 0.2, -0.1), (0.4, 0.22, 0.5), (220, 180, 40)), ("box", (0, 0.32, 0.22), (0.4, 0.3, 0.2), (200, 60, 40)),
+              ("box", (0, 0.36, 0.33), (0.34, 0.14, 0.02), (120, 190, 230))]
+             + [("sphere", (su * 0.2, 0.09, sw * 0.2), (0.08, 0.18, 0.18), BLACK) for su in (-1, 1) for sw in (-1, 1)],
+    "bike": [("sphere", (0, 0.25, 0.3), (0.06, 0.5, 0.5), BLACK), ("sphere", (0, 0.25, -0.3), (0.06, 0.5, 0.5), BLACK),
+             ("box", (0, 0.42, 0), (0.05, 0.05, 0.6), (40, 120, 200)), ("box", (0, 0.62, 0.28), (0.4, 0.04, 0.04), (90, 90, 90))],
+    "backpack": [("box", (0, 0.3, 0), (0.4, 0.55, 0.22), (60, 130, 70)), ("box", (0, 0.22, 0.13), (0.3, 0.22, 0.06), (40, 100, 55))],
+    "pan": [("cylinder", (0, 0.05, -0.08), (0.42, 0.08, 0.42), (60, 60, 65)), ("box", (0, 0.07, 0.3), (0.06, 0.04, 0.35), DARK_WOOD)],
+    "cap": [("sphere", (0, 0.1, -0.05), (0.36, 0.24, 0.36), (60, 80, 190)), ("box", (0, 0.04, 0.2), (0.3, 0.02, 0.2), (50, 70, 170))],
+    "rubberduck": [("sphere", (0, 0.14, -0.05), (0.34, 0.26, 0.4), (250, 220, 40)), ("sphere", (0, 0.32, 0.08), (0.2, 0.2, 0.2), (250, 220, 40)),
+                   ("cone", (0, 0.3, 0.2), (0.08, 0.1, 0.08), (240, 130, 30))],
+    "laptop": [("box", (0, 0.03, 0.05), (0.5, 0.04, 0.35), (170, 170, 175)), ("box", (0, 0.2, -0.12), (0.5, 0.32, 0.03), (60, 60, 65)),
+               ("box", (0, 0.2, -0.1), (0.44, 0.26, 0.02), (70, 160, 230))],
+    "shoes": [("box", (-0.1, 0.07, 0.05), (0.14, 0.12, 0.36), (150, 60, 40)), ("box", (0.1, 0.07, 0.05), (0.14, 0.12, 0.36), (150, 60, 40))],
+    "shoppingcart": [("box", (0, 0.45, 0), (0.45, 0.3, 0.6), (190, 190, 200)), ("box", (0, 0.65, -0.33), (0.45, 0.04, 0.04), RED)]
+                    + [("sphere", (su * 0.18, 0.06, sw * 0.25), (0.1, 0.12, 0.12), BLACK) for su in (-1, 1) for sw in (-1, 1)],
+    "airplane": [("cylinder", (0, 0.3, 0), (0.14, 0.14, 0.7), WHITE), ("box", (0, 0.3, 0.02), (0.8, 0.03, 0.16), (90, 130, 200)),
+                 ("cone", (0, 0.3, 0.4), (0.14, 0.14, 0.14), RED), ("box", (0, 0.42, -0.32), (0.03, 0.2, 0.12), (90, 130, 200))],
+    "alarmclock": [("cylinder", (0, 0.2, 0), (0.3, 0.3, 0.12), (220, 60, 60)), ("box", (0, 0.2, 0.07), (0.22, 0.22, 0.01), WHITE),
+                   ("sphere", (-0.1, 0.38, 0), (0.1, 0.1, 0.1), GOLD), ("sphere", (0.1, 0.38, 0), (0.1, 0.1, 0.1), GOLD)],
+    "desklamp": [("cylinder", (0, 0.02, 0), (0.24, 0.04, 0.24), BLACK), ("box", (0, 0.25, -0.05), (0.04, 0.45, 0.04), BLACK),
+                 ("cone", (0, 0.45, 0.1), (0.22, 0.18, 0.22), (90, 200, 120))],
+    "teddybear": [("sphere", (0, 0.2, 0), (0.36, 0.4, 0.3), (160, 110, 60)), ("sphere", (0, 0.48, 0.02), (0.26, 0.26, 0.24), (160, 110, 60)),
+                  ("sphere", (0, 0.46, 0.13), (0.1, 0.08, 0.06), (90, 60, 30))],
+    "scooter": [("box", (0, 0.06, 0), (0.16, 0.04, 0.6), (200, 40, 120)), ("box", (0, 0.4, 0.27), (0.04, 0.7, 0.04), (90, 90, 90)),
+                ("box", (0, 0.75, 0.27), (0.4, 0.04, 0.04), BLACK)],
+    "wine": [("cylinder", (0, 0.16, 0), (0.16, 0.32, 0.16), (90, 20, 40)), ("cylinder", (0, 0.4, 0), (0.06, 0.16, 0.06), (90, 20, 40))],
+    "books": [("box", (0, 0.04, 0), (0.4, 0.08, 0.3), (200, 60, 60)), ("box", (0, 0.12, 0), (0.36, 0.08, 0.28), (60, 120, 200)),
+              ("box", (0, 0.2, 0), (0.32, 0.08, 0.26), (230, 190, 60))],
+})  # fmt: skip
 FALLBACK: list[Part] = [("cube", (0, 0.25, 0), (0.5, 0.5, 0.5), (128, 128, 128))]
 
 
@@ -312,9 +351,9 @@ def _tile(name: str, has_facing: bool) -> Image.Image:
 
 
 def render_legend(world: World) -> bytes:
-    """The object legend: one numbered tile per object of the world, in alphabetical order (the
-    order of the object list the agent is given, which says nothing about where objects are)."""
-    objs = sorted(world.objects, key=lambda o: o.name)
+    """The object legend: one numbered tile per object of the world, in the scene's object order
+    (the numbered object list the agent is given, as the authors' legend is numbered)."""
+    objs = list(world.objects)
     cols = 3
     rows = math.ceil(len(objs) / cols)
     sheet = Image.new("RGB", (cols * TILE[0], rows * TILE[1]), (255, 255, 255))
