@@ -6,6 +6,7 @@ configs below); no file of the authors' repository is used (CI has no clone)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,54 @@ def test_scoring_constants_come_from_get_score(tmp_path):
     with pytest.raises(CloneError, match="no CLEAR_PROGRESS"):
         open_clone(root).scores()
     assert Path(score).exists()
+
+
+def test_the_replay_tool_reports_exact_and_differing_turns(tmp_path, capsys):
+    from playbench.tasks.visescape.original.replay import main, replay
+
+    assert replay(demo_clone(), ROOM).exact
+    root = write_demo_clone(tmp_path / "clone")
+    walk = root / "assets" / ROOM / "walkthrough_oracle.json"
+    turns = json.loads(walk.read_text())
+    turns[16]["chosen_action"] = "4321"  # a wrong typed answer, as room 19's walkthrough has
+    walk.write_text(json.dumps(turns))
+    result = replay(open_clone(root), ROOM)
+    assert not result.exact and result.escaped_at is None
+    assert result.mismatches[0].startswith(
+        "turn 17: image image/item_view/Numberlock/Numberlock(not_solved).png"
+    )
+    assert main([str(root)]) == 0 and "NOT escaped" in capsys.readouterr().out
+    assert main([str(tmp_path / "nowhere")]) == 2
+
+
+CLONE = os.environ.get("PLAYBENCH_VISESCAPE_CLONE")
+# what replaying the authors' walkthroughs at pull-ups/VisEscape-demo 9f65b99 shows (README, "The authors'
+# walkthroughs"): the turns that differ because a walkthrough was recorded with an older room file
+KNOWN = {
+    "room4": (37, ["turn 37: image", "turn 38: actions"]),
+    "room5": (35, ["turn 24: actions"]),
+    "room10": (27, ["turn 13: actions", "turn 14: actions"]),
+    "room15": (22, ["turn 22: image", "turn 23: actions"]),
+    "room19": (None, ["turn 29: image"]),
+}
+
+
+@pytest.mark.skipif(not CLONE, reason="set PLAYBENCH_VISESCAPE_CLONE to a clone of pull-ups/VisEscape-demo")
+def test_the_authors_walkthroughs_replay_on_a_clone():
+    from playbench.tasks.visescape.original.replay import replay
+
+    clone = open_clone(CLONE)
+    assert clone.room_names() == [f"room{k}" for k in range(1, 21)]
+    for room in clone.room_names():
+        result = replay(clone, room)
+        if room == "room20":  # the kiosk starts `off` where the walkthrough has it `locked`
+            assert result.escaped_at == 31 and all(
+                m.split(":")[0] in {f"turn {k}" for k in (8, 18, 19, 20, 21, 22)} for m in result.mismatches
+            )
+            continue
+        escaped, lines = KNOWN.get(room, (result.turns, []))
+        assert result.escaped_at == escaped, room
+        assert [m[: len(p)] for m, p in zip(result.mismatches, lines, strict=True)] == lines, (
+            room,
+            result.mismatches,
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 
 import pytest
@@ -228,3 +229,35 @@ def test_images_shown_are_png_bytes_of_the_clone(clone):
             if isinstance(part, ImagePart):
                 assert part.png.startswith(b"\x89PNG")
         task.step(task.oracle_action("player"))
+
+
+CLONE = os.environ.get("PLAYBENCH_VISESCAPE_CLONE")
+
+
+@pytest.mark.skipif(not CLONE, reason="set PLAYBENCH_VISESCAPE_CLONE to a clone of pull-ups/VisEscape-demo")
+def test_the_oracle_escapes_every_room_whose_walkthrough_is_valid():
+    from pathlib import Path
+
+    task = make_task("visescape/original", source=CLONE)
+    instances = task.instances(None, 0)
+    assert [i.id for i in instances] == [f"room{k}" for k in range(1, 21)]
+    for inst in instances:
+        task.reset(inst)
+        while not task.done:
+            action = task.oracle_action("player")
+            if action is None:
+                break
+            for part in task.observe("player").parts:
+                if isinstance(part, ImagePart):
+                    assert part.png == task._clone.image_bytes(inst.room, task.game.image()), inst.id
+            result = task.step(action)
+            assert result.validity == Validity.EFFECTIVE or inst.id == "room19", (inst.id, action)
+        if inst.id == "room19":  # its walkthrough types 37 where the lock's answer is 3778
+            assert inst.optimal_steps is None and not task.done
+            continue
+        out = task.outcome()
+        assert out.success and out.steps == inst.optimal_steps, inst.id
+        assert out.metrics["gc"] >= (0.9 if inst.id == "room20" else 1.0), (
+            inst.id
+        )  # room 20: the kiosk stays off
+    assert Path(CLONE, "assets").is_dir()

@@ -13,11 +13,16 @@ for _k in range(1, ROOM_COUNT + 1):
     register(
         f"visescape/{_room}",
         ROOMS,
-        description=f"VisEscape escape room {_room}",
+        description=f"playbench's own VisEscape-style room {_room} (not one of the paper's rooms)",
         default=False,
         fixed={"rooms": _room, "room_file": None},
     )
-register("visescape/rooms", ROOMS, description="VisEscape: all twenty escape rooms", rooms=["all"])
+register(
+    "visescape/rooms",
+    ROOMS,
+    description="playbench's own twenty VisEscape-style rooms (the paper's rooms: visescape/original)",
+    rooms=["all"],
+)
 # The authors' twenty rooms, read at run time from a clone (`--set source=PATH`; nothing of theirs ships).
 # Without a source they play a demo room of ours in the authors' format (room0), so the ids have a default
 # set; not in the bare suite name.
@@ -38,7 +43,7 @@ register(
 register(
     "visescape/quiz-vqa",
     "playbench.tasks.visescape.quiz_vqa:QuizVQATask",
-    description="VisEscape visual quizzes as multi-image VQA (clue image + lock image, pass@1/pass@10)",
+    description="the visual quizzes of playbench's own rooms as multi-image VQA (clue + lock image, pass@1/@10)",
 )
 
 # --- agents (owned by the agents engineer: add the register_agent lines below) ---------------

@@ -198,6 +198,11 @@ class Game:
     def current_item(self) -> ItemDef | None:
         return self.room.items[self.item] if self.view == "ITEM" and self.item else None
 
+    def accepts_answer(self) -> bool:
+        """The game takes typed text as an answer attempt at the close-up of any quiz item (a lock)."""
+        item = self.current_item()
+        return item is not None and item.is_quiz
+
     def takes_answer(self) -> bool:
         """The original agents' `isquiz()`: the close-up shows a lock that takes a typed answer."""
         item = self.current_item()

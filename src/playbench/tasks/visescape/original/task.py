@@ -85,7 +85,7 @@ def oracle_plan(clone: Clone, room: str) -> tuple[list[str], bool, list[str]]:
         chosen = str(turn["chosen_action"])
         if chosen in game.available_actions():
             plan.append(chosen)
-        elif game.takes_answer():
+        elif game.accepts_answer():
             plan.append(f"<ANSWER>{chosen}</ANSWER>")
         else:
             continue
@@ -188,7 +188,9 @@ class OriginalTask(EpisodeTask):
 
     # --- acting --------------------------------------------------------------------------------
     def _parse(self, text: str) -> Reply | ParseError:
-        reply = read_reply(text, self._game.available_actions(), self._game.takes_answer())
+        # the game takes an answer at any lock's close-up; the answer slot is shown only where the original
+        # agents offer it (`takes_answer`: not at a lock whose name contains "key", such as room 9's Keyboard)
+        reply = read_reply(text, self._game.available_actions(), self._game.accepts_answer())
         if reply is None:
             return ParseError("No action was found in the reply.", reason="unparseable")
         return reply
