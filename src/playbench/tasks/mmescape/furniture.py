@@ -92,6 +92,7 @@ KINDS: dict[str, Kind] = {
     # kinds of the paper's scenes (their furniture is drawn as these, stretched to each object's size)
     "toilet": Kind("toilet", 0.4, 0.65, 0.8, wall=True),
     "bathtub": Kind("bathtub", 1.7, 0.75, 0.55, wall=True),
+    "basin": Kind("basin", 0.55, 0.47, 0.2, wall=True),
     "sink": Kind("washbasin cabinet", 0.8, 0.48, 0.85, wall=True),
     "shower": Kind("shower", 0.9, 0.9, 2.2, wall=True),
     "washer": Kind("washing machine", 0.6, 0.5, 0.85, wall=True),
@@ -128,15 +129,25 @@ WHITE = (236, 234, 228)
 DARK = (40, 42, 46)
 
 
-def pieces(kind: str, variant: int) -> list[Prim]:
-    """The primitives of a piece of furniture; `variant` picks colours and clutter deterministically."""
+def pieces(kind: str, variant: int, surface: float | None = None) -> list[Prim]:
+    """The primitives of a piece of furniture; `variant` picks colours and clutter deterministically.
+    `surface` (in the kind's own units) is the height of the surface things lie on where an original
+    object says so: a bed's mattress, a sofa's seat, the inside of a bathtub, a basin or a washstand."""
     rng = random.Random(variant)
     wood = WOODS[rng.randrange(len(WOODS))]
     fabric = FABRICS[rng.randrange(len(FABRICS))]
     k = KINDS[kind]
     w, d = k.width, k.depth
     out: list[Prim] = []
-    if kind == "bed":
+    if kind == "bed" and surface is not None:
+        top = surface - 0.02  # the mattress, then a thin blanket whose top is the surface
+        out += [
+            box(0, 0, 0.0, w, top * 0.6, d, wood),
+            box(0, top * 0.6, 0.02, w - 0.08, top * 0.4, d - 0.12, WHITE),
+            box(0, top, 0.3, w - 0.04, 0.02, d - 0.7, fabric),
+            box(0, 0, -d / 2 + 0.04, w, 1.0, 0.08, shade(wood, 0.85)),
+        ]
+    elif kind == "bed":
         out += [
             box(0, 0, 0.0, w, 0.32, d, wood),
             box(0, 0.32, 0.02, w - 0.08, 0.2, d - 0.12, WHITE),
@@ -215,9 +226,10 @@ def pieces(kind: str, variant: int) -> list[Prim]:
             )
             x += bw + 0.004
     elif kind == "sofa":
+        seat = 0.52 if surface is None else surface
         out += [
-            box(0, 0, 0.05, w, 0.4, d - 0.1, fabric),
-            box(0, 0.4, 0.08, w - 0.34, 0.12, d - 0.3, shade(fabric, 1.12)),
+            box(0, 0, 0.05, w, seat - 0.12, d - 0.1, fabric),
+            box(0, seat - 0.12, 0.08, w - 0.34, 0.12, d - 0.3, shade(fabric, 1.12)),
             box(0, 0.4, -d / 2 + 0.12, w, 0.45, 0.24, shade(fabric, 0.9)),
             box(-w / 2 + 0.08, 0.4, 0.05, 0.16, 0.22, d - 0.1, shade(fabric, 0.95)),
             box(w / 2 - 0.08, 0.4, 0.05, 0.16, 0.22, d - 0.1, shade(fabric, 0.95)),
@@ -318,7 +330,7 @@ def pieces(kind: str, variant: int) -> list[Prim]:
             box(0, 1.03, 0.021, w - 0.06, 0.84, 0.002, (250, 250, 248)),
         ]
     else:
-        out += _paper_pieces(kind, w, d, k.height, rng, wood, fabric)
+        out += _paper_pieces(kind, w, d, k.height, rng, wood, fabric, surface)
     return out
 
 
@@ -328,7 +340,7 @@ GLASS = (170, 200, 214)
 
 
 def _paper_pieces(
-    kind: str, w: float, d: float, h: float, rng: random.Random, wood: RGB, fabric: RGB
+    kind: str, w: float, d: float, h: float, rng: random.Random, wood: RGB, fabric: RGB, surface: float | None
 ) -> list[Prim]:
     """The kinds the paper's scenes add (bathroom, kitchen and office pieces): simple shapes at the
     kind's size, each recognisable by its outline and colour."""
@@ -338,19 +350,37 @@ def _paper_pieces(
             cyl(0, 0.4, 0.1, 0.38, 0.04, WHITE_CERAMIC),
             box(0, 0.4, -d / 2 + 0.1, w, 0.4, 0.18, WHITE_CERAMIC),
         ]
-    if kind == "bathtub":
+    if kind in ("bathtub", "basin"):
+        # hollow: a bottom up to 70 % (a basin's 15 %) of the height and a rim, so things lie inside
+        floor = surface if surface is not None else h * (0.7 if kind == "bathtub" else 0.15)
+        rim = 0.06 if kind == "bathtub" else 0.04
+        inside = (200, 214, 222)
         return [
-            box(0, 0, 0, w, h - 0.05, d, WHITE_CERAMIC),
-            box(0, h - 0.05, 0, w, 0.05, 0.06, WHITE_CERAMIC),
-            box(0, h - 0.049, 0, w - 0.12, 0.05, d - 0.12, (200, 214, 222)),
-            box(-w / 2 + 0.1, h, 0, 0.04, 0.15, 0.04, METAL),
+            box(0, 0, 0, w, floor, d, WHITE_CERAMIC),
+            box(0, floor - 0.001, 0, w - 2 * rim, 0.002, d - 2 * rim, inside),
+            box(0, floor, -d / 2 + rim / 2, w, h - floor, rim, WHITE_CERAMIC),
+            box(0, floor, d / 2 - rim / 2, w, h - floor, rim, WHITE_CERAMIC),
+            box(-w / 2 + rim / 2, floor, 0, rim, h - floor, d - 2 * rim, WHITE_CERAMIC),
+            box(w / 2 - rim / 2, floor, 0, rim, h - floor, d - 2 * rim, WHITE_CERAMIC),
         ]
     if kind == "sink":
+        if surface is None or surface > h - 0.03:
+            return [
+                box(0, 0, 0, w, h - 0.06, d, shade(wood, 1.1)),
+                box(0, h - 0.06, 0, w, 0.06, d, WHITE_CERAMIC),
+                box(0, h - 0.055, 0.02, w * 0.55, 0.06, d * 0.55, (205, 212, 216)),
+                cyl(0, h, -d / 2 + 0.07, 0.03, 0.16, METAL),
+            ]
+        # a washstand whose basin is sunk to the surface: the cabinet, the basin's floor, its rim
+        rim = 0.05
         return [
-            box(0, 0, 0, w, h - 0.06, d, shade(wood, 1.1)),
-            box(0, h - 0.06, 0, w, 0.06, d, WHITE_CERAMIC),
-            box(0, h - 0.055, 0.02, w * 0.55, 0.06, d * 0.55, (205, 212, 216)),
-            cyl(0, h, -d / 2 + 0.07, 0.03, 0.16, METAL),
+            box(0, 0, 0, w, surface, d, shade(wood, 1.1)),
+            box(0, surface - 0.001, 0, w - 2 * rim, 0.002, d - 2 * rim, (205, 212, 216)),
+            box(0, surface, -d / 2 + rim / 2, w, h - surface, rim, WHITE_CERAMIC),
+            box(0, surface, d / 2 - rim / 2, w, h - surface, rim, WHITE_CERAMIC),
+            box(-w / 2 + rim / 2, surface, 0, rim, h - surface, d - 2 * rim, WHITE_CERAMIC),
+            box(w / 2 - rim / 2, surface, 0, rim, h - surface, d - 2 * rim, WHITE_CERAMIC),
+            cyl(0, h, -d / 2 + 0.03, 0.03, 0.14, METAL),
         ]
     if kind == "shower":
         return [

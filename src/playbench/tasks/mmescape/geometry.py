@@ -309,7 +309,8 @@ def structure_parts(inst: EscapeInstance) -> list[Part]:
         cx, cz = room.x0 + room.width / 2, room.z0 + room.depth / 2
         w, d = room.width + 2 * WALL_T, room.depth + 2 * WALL_T
         parts.append(Part("box", (cx, -0.05, cz), (w, 0.1, d), room.floor_color, FLOOR_ID))
-        parts.append(Part("box", (cx, ROOM_H + 0.05, cz), (w, 0.1, d), (244, 243, 240), CEILING_ID))
+        ceiling = room.ceiling_color or (244, 243, 240)
+        parts.append(Part("box", (cx, ROOM_H + 0.05, cz), (w, 0.1, d), ceiling, CEILING_ID))
     for room, wall in _walls(inst):
         axis, plane, a0, a1 = wall_line(room, wall)
         nx, nz = inward(wall)
@@ -552,14 +553,16 @@ def _build_world(inst: EscapeInstance, aids: bool = True) -> World:
     for i, piece in enumerate(inst.furniture):
         eid = FURNITURE_BASE + i
         kind = fx.KINDS[piece.kind]
+        scale = piece_scale(piece)
+        surface = piece.surface / scale[1] if piece.surface is not None else None
         world.static += place(
-            fx.pieces(piece.kind, piece.variant),
+            fx.pieces(piece.kind, piece.variant, surface),
             piece.x,
             piece.y,
             piece.z,
             piece.rot,
             eid,
-            piece_scale(piece),
+            scale,
         )
         world.entities[eid] = Entity(eid, "furniture", piece.name or kind.name, i, piece.x, piece.z)
         solid = (kind.solid and not kind.mounted) if piece.solid is None else piece.solid

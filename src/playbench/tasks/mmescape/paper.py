@@ -102,7 +102,8 @@ PREFAB_KINDS: tuple[tuple[str, str], ...] = (
     (r"_Hood", "hood"),
     (r"Microvawe", "microwave"),
     (r"Washer", "washer"),
-    (r"ShowerTable|_Bathroom_C|_Sink", "sink"),
+    (r"_Sink", "basin"),
+    (r"ShowerTable|_Bathroom_C", "sink"),
     (r"_Bathroom_0|_Bath$", "bathtub"),
     (r"ShowerCarpet|Carpet|Catpet|PC_mat", "rug"),
     (r"Shower", "shower"),
@@ -136,11 +137,13 @@ BOX_SIZE = (0.475, 0.2, 0.334)
 NOTE_SIZE = (0.23, 0.01, 0.345)
 DOOR_SIZE = (1.11, 2.26)  # LEGENT's door prefab the exit door is scaled to
 WALL_HEIGHT = 3.0
+# wall and floor colours by room type (the original's textures are not public; its walls are pale and
+# its ceiling is tiled with the floor's prefab, so the ceiling takes the floor's colour)
 ROOM_COLOURS: dict[str, tuple[tuple[int, int, int], tuple[int, int, int]]] = {
-    "Kitchen": ((232, 228, 218), (176, 170, 160)),
-    "Bathroom": ((214, 224, 230), (190, 196, 200)),
-    "LivingRoom": ((220, 214, 200), (150, 112, 82)),
-    "Bedroom": ((222, 212, 222), (160, 124, 92)),
+    "Kitchen": ((226, 226, 232), (150, 128, 112)),
+    "Bathroom": ((218, 224, 232), (176, 180, 186)),
+    "LivingRoom": ((222, 220, 232), (132, 92, 76)),
+    "Bedroom": ((226, 220, 230), (146, 108, 84)),
 }
 ROOM_NAMES = {"Kitchen": "kitchen", "Bathroom": "bathroom", "LivingRoom": "living room", "Bedroom": "bedroom"}
 
@@ -199,9 +202,12 @@ def _vec(raw: Any, n: int, where: str) -> list[float]:
     return [float(v) for v in raw]
 
 
-def extract_scene(data: Any, sizes: dict[str, list[float]], where: str) -> dict[str, Any]:
+def extract_scene(
+    data: Any, sizes: dict[str, list[float]], where: str, surfaces: dict[str, float] | None = None
+) -> dict[str, Any]:
     """The facts of one original scene file as our record: the room's type and polygon, its walls,
-    the agent's start, the exit door, the chain props and every other object with its size."""
+    the agent's start, the exit door, the chain props and every other object with its size (and the
+    height of its main surface above its bottom, from `surfaces`)."""
     if not isinstance(data, dict) or not isinstance(data.get("instances"), list):
         raise PaperDataError(f"{where}: not a scene file (expected an object with 'instances')")
     rooms = data.get("room_polygon")
@@ -261,14 +267,15 @@ def extract_scene(data: Any, sizes: dict[str, list[float]], where: str) -> dict[
         size = sizes.get(prefab)
         if size is None:
             raise PaperDataError(f"{at}: no size is known for prefab {prefab!r} (add it to prefabs.json)")
-        record["objects"].append(
-            {
-                "prefab": prefab,
-                "position": pos,
-                "yaw": rot[1],
-                "size": [s * f for s, f in zip(size, scale, strict=True)],
-            }
-        )
+        obj: dict[str, Any] = {
+            "prefab": prefab,
+            "position": pos,
+            "yaw": rot[1],
+            "size": [s * f for s, f in zip(size, scale, strict=True)],
+        }
+        if surfaces and prefab in surfaces:
+            obj["surface"] = surfaces[prefab] * scale[1]
+        record["objects"].append(obj)
     if "exit" not in record:
         raise PaperDataError(f"{where}: the scene has no exit door (an instance with item_id 'exit')")
     return record
@@ -297,6 +304,11 @@ def prefab_sizes() -> dict[str, list[float]]:
     return _read_shipped("prefabs.json")["sizes"]
 
 
+@lru_cache(maxsize=1)
+def prefab_surfaces() -> dict[str, float]:
+    return _read_shipped("prefabs.json")["surfaces"]
+
+
 def scene_numbers(level: PaperLevel, scenes: dict[str, Any]) -> list[int]:
     """The scene numbers of a level's folder, in order."""
     prefix = f"{level.folder}/"
@@ -304,7 +316,10 @@ def scene_numbers(level: PaperLevel, scenes: dict[str, Any]) -> list[int]:
 
 
 def read_clone(
-    path: str, sizes: dict[str, list[float]] | None = None, levels: list[PaperLevel] | None = None
+    path: str,
+    sizes: dict[str, list[float]] | None = None,
+    levels: list[PaperLevel] | None = None,
+    surfaces: dict[str, float] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     """(chains, scene records) of `levels` (all by default) read from a user's clone of the original:
     `path` is its `levels/` folder (or the repository root holding one); `sizes` the prefab sizes
@@ -317,6 +332,7 @@ def read_clone(
             f"scenes={path!r}: no levels/scene_data folder there (point it at a clone of {ORIGINAL})"
         )
     sizes = prefab_sizes() if sizes is None else sizes
+    surfaces = prefab_surfaces() if surfaces is None else surfaces
     chains: dict[str, dict[str, Any]] = {}
     scenes: dict[str, dict[str, Any]] = {}
     for level in levels if levels is not None else PAPER_LEVELS.values():
@@ -326,7 +342,9 @@ def read_clone(
         folder = root / "scene_data" / level.folder
         for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
             if f.stem.isdigit():
-                scenes[f"{level.folder}/{int(f.stem)}"] = extract_scene(_load_json(f), sizes, str(f))
+                scenes[f"{level.folder}/{int(f.stem)}"] = extract_scene(
+                    _load_json(f), sizes, str(f), surfaces
+                )
     if not scenes:
         raise PaperDataError(f"scenes={path!r}: no scene files found under {root / 'scene_data'}")
     return chains, scenes
@@ -410,6 +428,7 @@ def paper_instance(
         depth=round(uz1 - uz0, 6),
         wall_color=wall_colour,
         floor_color=floor_colour,
+        ceiling_color=floor_colour,
         chain=chain,
     )
     ex, _, ez = record["exit"]["position"]
@@ -444,6 +463,7 @@ def paper_instance(
             variant=derive_seed(instance_id, k) % (1 << 30),
             size=(round(w, 6), round(h, 6), round(d, 6)),
             source=obj["prefab"],
+            surface=round(obj["surface"], 6) if "surface" in obj else None,
         )
         if is_furniture:
             # what stands on the floor blocks walking (rugs and mats do not); what hangs or stands
@@ -510,6 +530,15 @@ def build(escapecraft: str, addressables: str, out: str) -> None:
     (the asset table that holds each prefab's size) into the shipped files in `out`."""
     table = json.loads(Path(addressables).read_text(encoding="utf-8"))
     all_sizes = {p["name"]: [p["size"]["x"], p["size"]["y"], p["size"]["z"]] for p in table["prefabs"]}
+    # each prefab's largest placeable surface, as its height above the prefab's bottom
+    all_surfaces: dict[str, float] = {}
+    for p in table["prefabs"]:
+        areas = [
+            ((s["x_max"] - s["x_min"]) * (s["z_max"] - s["z_min"]), s["y"])
+            for s in p.get("placeable_surfaces") or []
+        ]
+        if areas:
+            all_surfaces[p["name"]] = max(areas)[1] + p["size"]["y"] / 2
     root = Path(escapecraft)
     if (root / "levels").is_dir():
         root = root / "levels"
@@ -519,6 +548,7 @@ def build(escapecraft: str, addressables: str, out: str) -> None:
     sizes = {
         n: [round(v, 4) for v in all_sizes[n]] for n in sorted(used) if n in all_sizes and "Floor" not in n
     }
+    surfaces = {n: round(all_surfaces[n], 4) for n in sizes if n in all_surfaces}
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "prefabs.json").write_text(
@@ -526,12 +556,13 @@ def build(escapecraft: str, addressables: str, out: str) -> None:
             {
                 "source": "LEGENT (thunlp/LEGENT, Apache-2.0) scene_generation/data/addressables.json",
                 "sizes": sizes,
+                "surfaces": surfaces,
             },
             indent=1,
         )
         + "\n"
     )
-    chains, scenes = read_clone(str(root), sizes)
+    chains, scenes = read_clone(str(root), sizes, surfaces=surfaces)
     for record in scenes.values():
         _round(record)
     source = f"{ORIGINAL}@{ORIGINAL_COMMIT} (MIT licence)"

@@ -165,6 +165,7 @@ class Placed(BaseModel):
     name: str | None = None
     source: str | None = None
     solid: bool | None = None  # blocks walking (None: as its kind)
+    surface: float | None = None  # height above its bottom of the surface things lie on (the original's)
 
 
 class PropPlace(BaseModel):
@@ -203,6 +204,7 @@ class RoomSpec(BaseModel):
     wall_color: tuple[int, int, int]
     floor_color: tuple[int, int, int]
     chain: Chain
+    ceiling_color: tuple[int, int, int] | None = None  # None: white (the original tiles it with its floor)
 
 
 class Pose(BaseModel):
