@@ -1,6 +1,9 @@
 """Theory of Space speed figures: world generation with oracle plans, oracle episodes, observations, 3D views.
 
-    .venv/bin/python benchmarks/bench_tos.py [--worlds 100]
+    .venv/bin/python benchmarks/bench_tos.py [--worlds 100] [--scenes PATH]
+
+With `--scenes` (a folder of the authors' scenes, `room_data/3-room`), also the time to read and
+plan them and oracle episodes on them.
 
 Targets (printed beside the figures): the default set of 100 worlds generated and planned in under
 1 s; oracle episodes of every task well above 100/s without observing; a text observation in
@@ -13,13 +16,29 @@ import argparse
 import time
 
 from playbench.core.registry import all_specs, make_task
+from playbench.tasks.tos.scenes import load_scenes
 from playbench.tasks.tos.world import cached_world
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--worlds", type=int, default=100)
+    parser.add_argument("--scenes", default=None, help="a folder of scenes in the authors' format")
     args = parser.parse_args()
+
+    if args.scenes:
+        t = time.perf_counter()
+        scenes = load_scenes(args.scenes)
+        print(f"scenes read: {len(scenes)} in {time.perf_counter() - t:.3f} s")
+        task = make_task("tos/pairwise-direction", scenes=args.scenes)
+        insts = task.instances(len(scenes) * 3, 0)
+        t = time.perf_counter()
+        for inst in insts:
+            task.reset(inst)
+            while not task.done:
+                task.step(task.oracle_action("player"))
+        took = time.perf_counter() - t
+        print(f"oracle episodes on the scenes: {len(insts) / took:.0f} episodes/s")
 
     t = time.perf_counter()
     for i in range(args.worlds):
