@@ -311,6 +311,8 @@ def structure_parts(inst: EscapeInstance) -> list[Part]:
         parts.append(Part("box", (cx, -0.05, cz), (w, 0.1, d), room.floor_color, FLOOR_ID))
         ceiling = room.ceiling_color or (244, 243, 240)
         parts.append(Part("box", (cx, ROOM_H + 0.05, cz), (w, 0.1, d), ceiling, CEILING_ID))
+    for center, size in inner_wall_boxes(inst):
+        parts.append(Part("box", center, size, inst.rooms[0].wall_color, WALL_ID))
     for room, wall in _walls(inst):
         axis, plane, a0, a1 = wall_line(room, wall)
         nx, nz = inward(wall)
@@ -345,6 +347,31 @@ def structure_parts(inst: EscapeInstance) -> list[Part]:
             if cut is not None:
                 start = cut[0] + cut[1] / 2 + 0.06
     return parts
+
+
+def inner_wall_boxes(
+    inst: EscapeInstance,
+) -> list[tuple[tuple[float, float, float], tuple[float, float, float]]]:
+    """(centre, size) of the boxes of a house's inner walls: a wall with a doorway is its two sides
+    and the lintel above the opening."""
+    out = []
+    for w in inst.inner_walls:
+        pieces = []
+        if w.opening:
+            side = (w.length - w.opening) / 2
+            for sign in (-1, 1):
+                pieces.append((sign * (w.opening / 2 + side / 2), side, 0.0, ROOM_H))
+            pieces.append((0.0, w.opening, w.opening_height, ROOM_H))
+        else:
+            pieces.append((0.0, w.length, 0.0, ROOM_H))
+        for offset, length, y0, y1 in pieces:
+            if length <= 1e-6:
+                continue
+            if w.axis == "x":
+                out.append(((w.x + offset, (y0 + y1) / 2, w.z), (length, y1 - y0, w.thickness)))
+            else:
+                out.append(((w.x, (y0 + y1) / 2, w.z + offset), (w.thickness, y1 - y0, length)))
+    return out
 
 
 def _local_to_world_door(
@@ -550,6 +577,11 @@ def _build_world(inst: EscapeInstance, aids: bool = True) -> World:
             else:
                 world.static_obstacles.append(Obstacle(t0, start, t1, end, ROOM_H, WALL_ID))
             start = c + dw / 2
+    for (cx, cy, cz), (sx, sy, sz) in inner_wall_boxes(inst):
+        if cy - sy / 2 < 0.5:  # the sides of a doorway (not its lintel)
+            world.static_obstacles.append(
+                Obstacle(cx - sx / 2, cz - sz / 2, cx + sx / 2, cz + sz / 2, ROOM_H, WALL_ID)
+            )
     for i, piece in enumerate(inst.furniture):
         eid = FURNITURE_BASE + i
         kind = fx.KINDS[piece.kind]

@@ -45,6 +45,9 @@ from playbench.tasks.mmescape.chain import ChainError, parse_chain, realise
 # 11 of levels 1, 2 and 3-note-first).
 ORIGINAL = "THUNLP-MT/EscapeCraft"
 ORIGINAL_COMMIT = "b7b9fea"
+# The fork that still holds the two-room houses of level 4 (MIT, the same authors' files).
+FORK = "yanan1116/EscapeCraft"
+FORK_COMMIT = "a5b2dc2"
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,12 @@ class PaperLevel:
     folder: str  # the original's scene folder under levels/scene_data/
     cap: int  # the original's step cap
     title: str
+    paper: bool = True  # one of the paper's settings (in `mmescape/paper`)
+    repository: str = ""  # where its files come from (the authors' repository by default)
+
+    @property
+    def origin(self) -> str:
+        return self.repository or f"{ORIGINAL}@{ORIGINAL_COMMIT}"
 
 
 PAPER_LEVELS: dict[str, PaperLevel] = {
@@ -72,6 +81,17 @@ PAPER_LEVELS: dict[str, PaperLevel] = {
         # level 3.5 has no scenes of its own: its chain (a visible key opens a box holding the door's
         # key) needs a visible key and a box, which is what the key-first scenes hold
         PaperLevel("paper-level-3.5", "level3.5", "level3_key_first", 100, "Level 3.5 (two keys)"),
+        # the fork's level 4: the key-first chain in two-room houses, which the authors replaced at
+        # their commit 7fc27f8 (not a setting of the paper)
+        PaperLevel(
+            "paper-houses",
+            "level4",
+            "level4",
+            100,
+            "two-room houses (the fork's level 4)",
+            paper=False,
+            repository=f"{FORK}@{FORK_COMMIT}",
+        ),
     )
 }
 
@@ -92,6 +112,7 @@ PREFAB_KINDS: tuple[tuple[str, str], ...] = (
     (r"SmallTable|RoomTable", "coffee_table"),
     (r"TV_Table", "cabinet"),
     (r"_TV(_|$)", "tv"),
+    (r"KitchenTable", "dining_table"),
     (r"_Table_01", "round_table"),
     (r"_Table_0", "dining_table"),
     (r"_Kitchen\d", "counter"),
@@ -100,7 +121,7 @@ PREFAB_KINDS: tuple[tuple[str, str], ...] = (
     (r"Dishwasher", "dishwasher"),
     (r"_Hob", "hob"),
     (r"_Hood", "hood"),
-    (r"Microvawe", "microwave"),
+    (r"Microvawe|Microwave", "microwave"),
     (r"Washer", "washer"),
     (r"_Sink", "basin"),
     (r"ShowerTable|_Bathroom_C", "sink"),
@@ -264,6 +285,10 @@ def extract_scene(
                 }
             )
             continue
+        if re.search(r"_(Street)?Door\d", prefab):
+            # a house's inner door: an open doorway between its rooms (the game has no way to open it)
+            record.setdefault("doorways", []).append({"position": pos, "yaw": rot[1]})
+            continue
         size = sizes.get(prefab)
         if size is None:
             raise PaperDataError(f"{at}: no size is known for prefab {prefab!r} (add it to prefabs.json)")
@@ -383,21 +408,35 @@ def _rot(unity_yaw: float) -> float:
     return round((180.0 - unity_yaw) % 360.0, 6)
 
 
-def _room_rect(record: dict[str, Any], where: str) -> tuple[float, float, float, float]:
-    """(x0, x1, z0, z1) of the room's inside in Unity coordinates, from the inner faces of its walls."""
-    faces: dict[int, list[float]] = {0: [], 90: [], 180: [], 270: []}
+def _walls(
+    record: dict[str, Any], where: str
+) -> tuple[tuple[float, float, float, float], list[dict[str, Any]]]:
+    """The inside of the house in Unity coordinates, (x0, x1, z0, z1), from the inner faces of its
+    outermost walls, and the walls inside it (a house's walls between its rooms, or the sides of a
+    missing corner)."""
+    by_yaw: dict[int, list[dict[str, Any]]] = {0: [], 90: [], 180: [], 270: []}
     for w in record["walls"]:
         q = round(w["yaw"] % 360.0)
-        if q not in faces:
+        if q not in by_yaw:
             raise PaperDataError(f"{where}: a wall turned by {w['yaw']} degrees is not supported")
-        x, _, z = w["position"]
-        half = w["thickness"] / 2
-        # a wall faces into the room along its local +z: Unity's (sin yaw, cos yaw)
-        fx_, fz = {0: (0, 1), 90: (1, 0), 180: (0, -1), 270: (-1, 0)}[q]
-        faces[q].append((x + fx_ * half) if fx_ else (z + fz * half))
-    if not all(faces.values()):
-        raise PaperDataError(f"{where}: the walls do not close a rectangular room")
-    return max(faces[90]), min(faces[270]), max(faces[0]), min(faces[180])
+        by_yaw[q].append(w)
+    if not all(by_yaw.values()):
+        raise PaperDataError(f"{where}: the walls do not close a room")
+    # a wall faces into its room along its local +z: Unity's (sin yaw, cos yaw); the outer ones
+    # stand at the extremes
+    west = min(w["position"][0] for w in by_yaw[90])
+    east = max(w["position"][0] for w in by_yaw[270])
+    south = min(w["position"][2] for w in by_yaw[0])
+    north = max(w["position"][2] for w in by_yaw[180])
+    inner = []
+    for q, ws in by_yaw.items():
+        for w in ws:
+            x, _, z = w["position"]
+            outer = {90: abs(x - west), 270: abs(x - east), 0: abs(z - south), 180: abs(z - north)}[q] < 1e-3
+            if not outer:
+                inner.append(w)
+    t = record["walls"][0]["thickness"] / 2
+    return (west + t, east - t, south + t, north - t), inner
 
 
 def paper_instance(
@@ -408,20 +447,27 @@ def paper_instance(
     max_steps: int | None = None,
 ) -> Any:
     """The instance of scene `number` of a paper level (without its oracle values)."""
-    from playbench.tasks.mmescape.schema import DoorSpec, EscapeInstance, Placed, Pose, PropPlace, RoomSpec
+    from playbench.tasks.mmescape.schema import (
+        DoorSpec,
+        EscapeInstance,
+        InnerWall,
+        Placed,
+        Pose,
+        PropPlace,
+        RoomSpec,
+    )
 
     instance_id = f"{level.chain}-{number}"
     where = f"{level.folder}/{number}.json"
-    if len(record["rooms"]) != 1:
-        raise PaperDataError(f"{where}: scenes of {len(record['rooms'])} rooms are not supported")
     chain = realise(
         parse_chain(chain_data, level.chain), random.Random(derive_seed("mmescape-paper", instance_id))
     )
-    ux0, ux1, uz0, uz1 = _room_rect(record, where)
+    (ux0, ux1, uz0, uz1), inner = _walls(record, where)
     room_type = record["rooms"][0]["type"]
     wall_colour, floor_colour = ROOM_COLOURS.get(room_type, ((220, 216, 206), (160, 140, 120)))
+    # a house of several rooms is one space inside its outer walls, parted by its inner walls
     room = RoomSpec(
-        scene=ROOM_NAMES.get(room_type, room_type.lower() or "room"),
+        scene=" + ".join(ROOM_NAMES.get(r["type"], r["type"].lower() or "room") for r in record["rooms"]),
         x0=round(ux0, 6),
         z0=round(-uz1, 6),
         width=round(ux1 - ux0, 6),
@@ -430,7 +476,25 @@ def paper_instance(
         floor_color=floor_colour,
         ceiling_color=floor_colour,
         chain=chain,
+        polygons=[[(round(x, 6), round(-z, 6)) for x, z in r["polygon"]] for r in record["rooms"]],
     )
+    doorways = [d["position"] for d in record.get("doorways", [])]
+    inner_walls = []
+    for w in inner:
+        x, _, z = w["position"]
+        along_x = round(w["yaw"] % 180.0) == 0  # facing along z: the slab runs along x
+        opening = any(math.hypot(dx - x, dz - z) < 0.2 for dx, _, dz in doorways) and w.get("door", False)
+        inner_walls.append(
+            InnerWall(
+                x=round(x, 6),
+                z=round(-z, 6),
+                axis="x" if along_x else "z",
+                length=round(w["length"], 6),
+                thickness=round(w["thickness"], 6),
+                opening=DOOR_SIZE[0] if opening else None,
+                opening_height=DOOR_SIZE[1],
+            )
+        )
     ex, _, ez = record["exit"]["position"]
     sides = {"west": abs(ex - ux0), "east": abs(ex - ux1), "south": abs(ez - uz0), "north": abs(ez - uz1)}
     wall = min(sides, key=lambda k: sides[k])
@@ -513,7 +577,8 @@ def paper_instance(
         props=props,
         start=Pose(x=round(ax, 6), z=round(-az, 6), yaw=round(ayaw % 360.0, 6), pitch=0.0),
         max_steps=max_steps or level.cap,
-        source=f"{ORIGINAL}@{ORIGINAL_COMMIT}:levels/scene_data/{level.folder}/{number}.json",
+        source=f"{level.origin}:levels/scene_data/{level.folder}/{number}.json",
+        inner_walls=inner_walls,
     )
 
 
@@ -525,9 +590,10 @@ def fallback_prefabs(scenes: dict[str, dict[str, Any]]) -> list[str]:
 # --- rebuilding the shipped files ----------------------------------------------------------------
 
 
-def build(escapecraft: str, addressables: str, out: str) -> None:
-    """Convert a clone of the original (its root or `levels/` folder) and LEGENT's `addressables.json`
-    (the asset table that holds each prefab's size) into the shipped files in `out`."""
+def build(escapecraft: str, addressables: str, out: str, fork: str | None = None) -> None:
+    """Convert a clone of the original (its root or `levels/` folder), optionally of the fork (for
+    its level-4 houses), and LEGENT's `addressables.json` (the asset table that holds each prefab's
+    size) into the shipped files in `out`."""
     table = json.loads(Path(addressables).read_text(encoding="utf-8"))
     all_sizes = {p["name"]: [p["size"]["x"], p["size"]["y"], p["size"]["z"]] for p in table["prefabs"]}
     # each prefab's largest placeable surface, as its height above the prefab's bottom
@@ -539,12 +605,16 @@ def build(escapecraft: str, addressables: str, out: str) -> None:
         ]
         if areas:
             all_surfaces[p["name"]] = max(areas)[1] + p["size"]["y"] / 2
-    root = Path(escapecraft)
-    if (root / "levels").is_dir():
-        root = root / "levels"
+    roots = []
+    for path in (escapecraft, fork):
+        if path is not None:
+            root = Path(path)
+            roots.append(root / "levels" if (root / "levels").is_dir() else root)
+    root = roots[0]
     used: set[str] = set()
-    for f in (root / "scene_data").rglob("*.json"):
-        used |= {i["prefab"] for i in json.loads(f.read_text(encoding="utf-8"))["instances"]}
+    for r in roots:
+        for f in (r / "scene_data").rglob("*.json"):
+            used |= {i["prefab"] for i in json.loads(f.read_text(encoding="utf-8"))["instances"]}
     sizes = {
         n: [round(v, 4) for v in all_sizes[n]] for n in sorted(used) if n in all_sizes and "Floor" not in n
     }
@@ -562,10 +632,16 @@ def build(escapecraft: str, addressables: str, out: str) -> None:
         )
         + "\n"
     )
-    chains, scenes = read_clone(str(root), sizes, surfaces=surfaces)
+    ours = [lv for lv in PAPER_LEVELS.values() if not lv.repository]
+    chains, scenes = read_clone(str(root), sizes, ours, surfaces)
+    if len(roots) > 1:
+        theirs = [lv for lv in PAPER_LEVELS.values() if lv.repository]
+        more_chains, more_scenes = read_clone(str(roots[1]), sizes, theirs, surfaces)
+        chains.update(more_chains)
+        scenes.update(more_scenes)
     for record in scenes.values():
         _round(record)
-    source = f"{ORIGINAL}@{ORIGINAL_COMMIT} (MIT licence)"
+    source = f"{ORIGINAL}@{ORIGINAL_COMMIT} (MIT licence); level4: {FORK}@{FORK_COMMIT} (MIT licence)"
     (out_dir / "chains.json").write_text(json.dumps({"source": source, "chains": chains}, indent=1) + "\n")
     (out_dir / "scenes.json").write_text(
         json.dumps({"source": source, "scenes": scenes}, separators=(",", ":")) + "\n"
@@ -584,6 +660,8 @@ def _round(value: Any) -> Any:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        sys.exit("usage: python -m playbench.tasks.mmescape.paper ESCAPECRAFT_DIR ADDRESSABLES_JSON OUT_DIR")
+    if len(sys.argv) not in (4, 5):
+        sys.exit(
+            "usage: python -m playbench.tasks.mmescape.paper ESCAPECRAFT_DIR ADDRESSABLES_JSON OUT_DIR [FORK_DIR]"
+        )
     build(*sys.argv[1:])

@@ -49,6 +49,13 @@ register(
     fixed={"level": "paper-level-3.5"},
 )
 register(
+    "mmescape/paper-houses",
+    TASK,
+    description="MM-Escape key-first chain in the two-room houses of the fork's level 4 (replaced by the authors; not a setting of the paper)",
+    default=False,
+    fixed={"level": "paper-houses"},
+)
+register(
     "mmescape/level-1",
     TASK,
     description="MM-Escape difficulty 1 in generated rooms (playbench's extension): the door opens by interaction",

@@ -205,6 +205,7 @@ class RoomSpec(BaseModel):
     floor_color: tuple[int, int, int]
     chain: Chain
     ceiling_color: tuple[int, int, int] | None = None  # None: white (the original tiles it with its floor)
+    polygons: list[list[tuple[float, float]]] | None = None  # the original's floor polygon(s), our (x, z)
 
 
 class Pose(BaseModel):
@@ -215,6 +216,20 @@ class Pose(BaseModel):
     z: float
     yaw: float = 0.0
     pitch: float = 0.0
+
+
+class InnerWall(BaseModel):
+    """A wall inside a house (between its rooms): a slab centred at (x, z), `length` along the x or z
+    axis, `thickness` across it, the rooms' height; `opening`: the width of an open doorway at its
+    centre (`opening_height` high)."""
+
+    x: float
+    z: float
+    axis: Literal["x", "z"]
+    length: float
+    thickness: float
+    opening: float | None = None
+    opening_height: float = 2.26
 
 
 class EscapeInstance(Instance):
@@ -229,3 +244,4 @@ class EscapeInstance(Instance):
     optimal_distance: float = 0.0
     exit_visible_at_start: bool = False
     source: str | None = None  # the original's scene file this instance was converted from
+    inner_walls: list[InnerWall] = Field(default_factory=list)  # a house's walls between its rooms

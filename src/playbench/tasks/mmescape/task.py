@@ -196,7 +196,9 @@ class EscapeTask(EpisodeTask):
         """The paper's public scenes (all levels for `paper`), in the original's file order; the
         set is fixed, so the seed does not matter and `n` takes the first n."""
         levels = (
-            list(PAPER_LEVELS.values()) if self.config.level == PAPER else [PAPER_LEVELS[self.config.level]]
+            [lv for lv in PAPER_LEVELS.values() if lv.paper]
+            if self.config.level == PAPER
+            else [PAPER_LEVELS[self.config.level]]
         )
         try:
             if self.config.scenes is not None:
