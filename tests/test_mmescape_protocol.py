@@ -279,3 +279,20 @@ def test_the_oracle_never_types_a_code_before_it_was_told_it():
                 if told_at is None and "password_1" in task.state()["known"]:
                     told_at = step
             assert task.state()["escaped"]
+
+
+def test_the_originals_hint_and_playbenchs_visual_aids_are_options():
+    plain = started("level-3-note-key", spots=[(3.0, 0.42, 1.2), (4.5, 0.0, 1.0)])
+    hinted = started("level-3-note-key", spots=[(3.0, 0.42, 1.2), (4.5, 0.0, 1.0)], hint="original")
+    assert "Hints:" not in plain.observe("player").instructions
+    assert "Hints: you have to get out through a door" in hinted.observe("player").instructions
+    r = hinted.step('{"grab": true, "rationale": "note and box"}')
+    assert "cannot open it yet: you need to find its password" in r.feedback
+    r = plain.step('{"grab": true, "rationale": "note and box"}')
+    assert "A box that seems to open with a password." in r.feedback and "need to find" not in r.feedback
+    # the original's door and notes carry no EXIT sign, lock or legible writing; playbench's do
+    decals = plain._world.parts(plain._state.visual())[1]
+    assert not decals
+    aided = started("level-3-note-key", spots=[(3.0, 0.42, 1.2), (4.5, 0.0, 1.0)], visual_aids=True)
+    texts = {" ".join(d.lines) for d in aided._world.parts(aided._state.visual())[1]}
+    assert "EXIT" in texts
