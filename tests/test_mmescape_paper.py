@@ -436,3 +436,10 @@ def test_the_forks_houses_are_played_and_escaped():
         while not task.done:
             task.step(task.oracle_action(task.current_role()))
         assert task.outcome().success and task.outcome().steps == inst.optimal_steps, inst.id
+
+
+def test_options_of_the_other_kind_of_task_are_refused():
+    with pytest.raises(ConfigError, match="chain= and scene= apply to the generated levels"):
+        make_task("mmescape/paper-level-1", chain="x.json").instances(None, 0)
+    with pytest.raises(ConfigError, match="scenes= reads the original's scene files"):
+        make_task("mmescape/level-1", scenes="/tmp").instances(None, 0)

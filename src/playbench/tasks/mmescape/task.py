@@ -165,7 +165,17 @@ class EscapeTask(EpisodeTask):
         )
 
     def _instances(self, n: int | None, seed: int) -> list[Instance]:
-        if self.config.level == PAPER or self.config.level in PAPER_LEVELS:
+        paper = self.config.level == PAPER or self.config.level in PAPER_LEVELS
+        if paper and (self.config.chain is not None or self.config.scene is not None):
+            raise ConfigError(
+                "the paper's scenes come with their own chains and rooms: chain= and scene= apply to "
+                "the generated levels (mmescape/level-*)"
+            )
+        if not paper and self.config.scenes is not None:
+            raise ConfigError(
+                "scenes= reads the original's scene files for the paper tasks (mmescape/paper-*)"
+            )
+        if paper:
             return self._paper_instances(n)
         label, chains = self._source()
         count = self.config.default_instances if n is None else n
