@@ -50,7 +50,9 @@ def test_an_escape_is_goal_reached_and_the_cap_is_step_cap(level2):
 
 def test_an_escape_on_the_last_step_still_gets_the_debriefing():
     inst = make_task("mmescape/level-3-note-key", protocol="playbench").instances(1, 0)[0]
-    task = EscapeTask(protocol="playbench", level="level-3-note-key", max_steps=inst.optimal_steps, judge=True)
+    task = EscapeTask(
+        protocol="playbench", level="level-3-note-key", max_steps=inst.optimal_steps, judge=True
+    )
     task.reset(inst)
     for _ in range(inst.optimal_steps):
         task.step(task.oracle_action("player"))
