@@ -237,6 +237,27 @@ def test_play_either_seat_with_an_agent_in_the_other(client, root):
     assert record["roles"] == {"speaker": "human", "listener": "random"}
 
 
+def test_the_expert_seat_of_comma_is_a_real_turn_with_the_oracle_solver(client, root):
+    """The oracle solver has no manual: it describes the module and asks, so the person in the expert
+    seat answers on every puzzle (here the wire), sees the solver's words only, and is obeyed."""
+    from playbench.core.registry import make_task
+
+    task = make_task("comma/wire")
+    instance = task.instances(1, 0)[0]
+    sid, seat = start(client, task="comma/wire", instance=instance.id, seat="expert", partner="oracle")
+    assert seat == "expert"
+    text = panel(client, sid, seat, your_turn)
+    assert "wires, from top to bottom" in text and "Solver:" in text and "WIRE PUZZLE" in text
+    task.reset(instance)
+    act(client, sid, seat, f"cut wire {task.module.answer}")
+    final = panel(client, sid, seat, lambda t: 'data-testid="finished"' in t)
+    assert "Solved" in final
+    runs = [p for p in (root / "web-play").iterdir() if p.name.startswith("comma__wire")]
+    record = load_run(runs[0])["records"][0]
+    assert record["roles"] == {"solver": "oracle", "expert": "human"} and record["success"]
+    assert record["metrics"]["expert_messages"] == 1 and record["steps"] == 2
+
+
 def test_a_model_can_take_the_other_seat(client, root, monkeypatch):
     """A person as the listener and a model (behind a scripted OpenAI-compatible server) as the speaker."""
     from playbench.testing.scripted_server import ScriptedServer
