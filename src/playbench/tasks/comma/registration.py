@@ -6,13 +6,13 @@ TASK = "playbench.tasks.comma.task:CommaTask"
 
 # name -> what the solver faces (module names as in playbench.tasks.comma.modules.NAMES)
 PUZZLES: dict[str, str] = {
-    "button": "hold or tap a coloured button and release it by the timer (real time)",
+    "button": "hold the button and release it when the timer shows the strip's digit (real time)",
     "dog": "press submit when the timer's last digit equals the number of dogs shown (real time)",
     "wire": "cut the one correct wire of three to six",
     "who": "read a display, find a button label, press the button a list names",
     "led": "press, stage by stage, a lettered button picked by the LED's multiplier",
     "memory": "five stages of presses by position or label remembered from earlier stages",
-    "keypad": "press four symbol keys in the order of the one manual column that holds them",
+    "keypad": "press four symbol keys in the order of the one column of the manual's page that holds them",
     "password": "cycle letters into the one valid word and submit",
     "color": "whiten a 4x4 grid group by group following a table",
     "maze": "steer a mouse through a maze to the sphere the torus colour names, then press the button",
