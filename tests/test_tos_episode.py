@@ -36,7 +36,7 @@ def test_the_old_cap_names_are_refused_naming_the_new_ones(task_id, old):
 
 
 def test_max_steps_and_max_steps_second_set_the_caps_shown_to_the_agent():
-    task, inst = started("tos/false-belief", max_steps=9, max_steps_second=8)
+    task, inst = started("tos/false-belief", max_steps=9, max_steps_second=8, probe=False)
     assert (inst.budget, inst.fb_budget) == (9, 8)
     obs = task.observe("player")
     assert "You have at most 9 exploration steps" in obs.instructions and "Step 1 of 9." in obs.text
@@ -52,11 +52,11 @@ def test_max_steps_is_the_current_phases_cap_in_episode_steps():
     assert task.max_steps == 20
     task, _ = started("tos/cogmap", exploration="passive")
     assert task.max_steps == 1  # the one answer turn
-    task, _ = started("tos/cogmap", max_steps=7)
+    task, _ = started("tos/cogmap", max_steps=7, probe=False)
     task.step("Actions: [Observe()]")
     task.step("Actions: [Term()]")
     assert task.phase == "answer" and task.max_steps == 3
-    task, _ = started("tos/false-belief", max_steps_second=12)
+    task, _ = started("tos/false-belief", max_steps_second=12, probe=False)
     for _ in range(3):
         task.step("no actions")
     task.step("Actions: [Term()]")
@@ -88,7 +88,7 @@ def test_an_answer_ends_with_goal_reached_read_or_not():
         assert task.done and task.outcome().termination == "goal_reached"
         assert result.info["phase"] == "answer" and "score" in result.info
     # the exploration's cap moves an answer task to its answer turn; it does not end the episode
-    task, _ = started("tos/cogmap", max_steps=7)
+    task, _ = started("tos/cogmap", max_steps=7, probe=False)
     for _ in range(7):
         task.step("Actions: [Observe()]")
     assert not task.done and task.phase == "answer"
@@ -97,14 +97,14 @@ def test_an_answer_ends_with_goal_reached_read_or_not():
 
 
 def test_false_belief_ends_with_its_answer_or_at_the_second_cap():
-    task, inst = started("tos/false-belief")
+    task, inst = started("tos/false-belief", probe=False)
     task.step("Actions: [Term()]")
     assert not task.done
     first = inst.changes[0]
     result = task.step(f'Actions: [Term(changes="{first.name}: {first.kind}")]')
     assert task.done and task.outcome().termination == "goal_reached"
     assert result.info["changes"] == [[first.name, first.kind]]
-    task = make_task("tos/false-belief")
+    task = make_task("tos/false-belief", probe=False)
     task.reset(inst.model_copy(update={"fb_budget": 2}))
     task.step("Actions: [Term()]")
     task.step("Actions: [Observe()]")
@@ -167,6 +167,7 @@ def test_observation_data_names_the_place_not_the_coordinates():
     data = task.observe("player").data
     assert data == {
         "phase": "explore",
+        "probe": None,
         "step": 0,
         "max_steps": 20,
         "cost": 0.0,

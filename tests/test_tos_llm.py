@@ -20,6 +20,8 @@ def explorer(request: dict) -> str:
         return "Thinking about the layout.\nAnswer: north, near"
     if "cognitive map" in text:
         return 'My map: {"agent": {"position": [0, 0], "facing": "north"}}'
+    if "Unexplored regions" in text:  # the uncertainty probe
+        return 'FINAL ANSWER: {"unexplored": ["A"]}'
     step = int(re.search(r"Step (\d+) of", text).group(1))
     if step == 1:
         return "Let me turn.\nActions: [Rotate(90), Observe()]"
@@ -36,6 +38,8 @@ def test_text_question_and_cogmap_runs(tmp_path):
                 "run",
                 "tos/pairwise-direction",
                 "tos/cogmap",
+                "--set",
+                "probe=false",  # the final map only: four replies per episode
                 "--agent",
                 "llm",
                 "--model",

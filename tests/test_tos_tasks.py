@@ -74,7 +74,7 @@ def test_unparseable_answer_is_recorded_as_wrong():
 
 
 def test_false_belief_second_phase_and_scoring():
-    task = make_task("tos/false-belief")
+    task = make_task("tos/false-belief", probe=False)
     inst = task.instances(1, 0)[0]
     task.reset(inst)
     task.step("Actions: [Observe()]")

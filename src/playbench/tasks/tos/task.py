@@ -33,12 +33,15 @@ from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
-from playbench.tasks.tos import cogmap, evaluate, prompts, questions
+from playbench.tasks.tos import cogmap, evaluate, probing, prompts, questions
 from playbench.tasks.tos.cogmap import Change
 from playbench.tasks.tos.grammar import INVALID_PENALTY, Invalid, Outcome, Turn, execute, parse_turn
 from playbench.tasks.tos.proxies import scout_turns
 from playbench.tasks.tos.scenes import Scene, load_scenes
+from playbench.tasks.tos.solver import PositionSolver, observation_triples, query_triple
 from playbench.tasks.tos.world import (
+    FACINGS,
+    HEADING,
     START,
     Pose,
     TaskPose,
@@ -116,6 +119,9 @@ class FalseBeliefConfig(TosConfig):
     changes: int = Field(4, ge=1, le=8, description="objects changed after the exploration (theirs: 4)")
     change_rule: Literal["original", "room"] = "original"  # room: ours, moves stay in their room
     max_steps_second: int = Field(15, ge=2, le=200, description="step cap of the second exploration")
+    # the authors' belief probes: the global map at the end of the first exploration, then after
+    # every reply of the second one a map of everything (extra replies that are not steps)
+    probe: bool = True
 
 
 class TosInstance(Instance):
@@ -144,7 +150,8 @@ class Reply:
     """A reply read for the current phase: the exploration turn it makes, or the answer text."""
 
     text: str
-    turn: Turn | None = None  # None on the answer turn
+    turn: Turn | None = None  # None on the answer turn and on a probe
+    probe: bool = False  # a reply to a belief probe (see `probing.py`)
 
 
 def _shown(text: str) -> str:
@@ -248,6 +255,23 @@ class TosTask(EpisodeTask):
         self._images: dict[Any, bytes] = {}
         self._changed_seen: set[str] = set()
         self._all_changed_seen_cost: float | None = None
+        # information gain and belief probing (the authors' per-turn measures, `solver.py`, `probing.py`)
+        self._solver: PositionSolver | None = None
+        self._gains: list[float] = []
+        self._unexplored = probing.Unexplored(instance.world)
+        self._last_visible: frozenset[str] = frozenset()
+        self._turns: list[probing.TurnProbe] = []  # one per reply of the first exploration (probing)
+        self._probes: list[str] = []  # belief probes still to be answered for the current turn
+        self._probe_replies = 0
+        self._probes_unreadable = 0
+        self._pending_end: Termination | None = None  # an end that waits for the last turn's probes
+        self._fog: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
+        self._local_map: probing.Map | None = None
+        self._scale = probing.position_scale(instance.world)
+        self._belief = probing.BeliefScores()  # false belief: per changed object, first seen again
+        self._exp_raw: dict[str, Any] | None = None  # the map at the end of the first exploration
+        self._fb_newly: list[str] = []
+        self._phase1_pose = START
         allow = self.config.return_action
         self._plan_turns = plan_turns(
             instance.world, oracle_poses(instance.world, allow_return=allow), allow_return=allow
@@ -269,9 +293,10 @@ class TosTask(EpisodeTask):
 
     @property
     def phase(self) -> str:
-        """`explore`, `answer`, `fb` (false belief's second exploration) or `done`."""
+        """`explore`, `answer`, `fb` (false belief's second exploration), `probe` (a belief probe
+        between turns) or `done`."""
         self._require_episode()
-        return self._phase
+        return "probe" if self._probes else self._phase
 
     def _after_exploration(self) -> str:
         return "done"
@@ -305,13 +330,25 @@ class TosTask(EpisodeTask):
         ends at the latest: its cap, or the one answer turn."""
         return steps_before + (1 if self._phase == "answer" else self._phase_cap())
 
-    def _step_cap(self) -> int:
+    def _step_cap(self) -> int | None:
         """The current phase's cap counted in episode steps (the kernel counts every reply of the
-        episode); tos ends the phase itself at that step, before the template's cap would."""
-        return self._cap
+        episode); tos ends the phase itself at that step, before the template's cap would. Probe
+        replies are not steps: while probes are pending there is no cap to reach."""
+        return None if self._probes or self._pending_end else self._cap
+
+    def _counts_step(self, role: str, result: StepResult) -> bool:
+        return result.info.get("phase") != "probe"
+
+    def _check_end(self, result: StepResult) -> Termination | None:
+        """An exploration that ended at its cap waits for its last turn's probes, then ends."""
+        if result.info.get("phase") == "probe" and not self._probes and self._pending_end is not None:
+            return self._pending_end
+        return None
 
     # --- stepping --------------------------------------------------------------------------
     def _parse(self, text: str) -> Reply | ParseError:
+        if self._probes:  # any reply answers a probe (an unreadable one scores nothing, as theirs)
+            return Reply(text, probe=True)
         if self._phase == "answer":
             return Reply(text)
         t = parse_turn(text, fb_phase=self._phase == "fb", allow_return=self.config.return_action)
@@ -320,12 +357,21 @@ class TosTask(EpisodeTask):
         return Reply(text, t)
 
     def _apply(self, parsed: Reply) -> StepResult:
+        if parsed.probe:
+            return self._probe_step(parsed.text)
         if parsed.turn is None:
             return self._answer_step(parsed.text)
-        return self._explore_step(parsed.turn)
+        phase_before = self._phase
+        changed_before = set(self._changed_seen)
+        result = self._explore_step(parsed.turn)
+        self._after_turn(phase_before, result, self._changed_seen - changed_before)
+        return result
 
     def _on_parse_error(self, error: ParseError) -> StepResult:
         """An invalid reply: nothing happens; it uses a step (and, with `invalid_cost`, costs)."""
+        if self._phase == "explore" and self._probing():
+            # theirs: an invalid reply has no turn state and is never probed (stability skips it)
+            self._turns.append(probing.TurnProbe(frozenset(), {}))
         self._phase_steps += 1
         self._replies += 1
         self._cost += self.config.invalid_cost
@@ -365,6 +411,8 @@ class TosTask(EpisodeTask):
             info["failed"] = out.failed
         new = [n for n in out.seen if n not in self._observed]
         self._observed |= set(out.seen)
+        if not fb_phase and not self.passive:
+            info["information_gain"] = self._track_information(out)
         if out.observed_at is not None:
             info["newly_observed"] = sorted(new)
             self._plan_index += 1
@@ -423,7 +471,10 @@ class TosTask(EpisodeTask):
             self._phase = "done"
         self._feedback = result.feedback = feedback
         if self._phase == "done":
-            self.end(termination)
+            if termination == Termination.STEP_CAP and self._probes_after_cap():
+                self._pending_end = termination  # the capped turn is probed first (`_check_end`)
+            else:
+                self.end(termination)
         else:  # the template counts this step after `_apply`: the next phase starts after it
             self._cap = self._phase_ends_at(self._steps + 1)
         return result
@@ -433,6 +484,145 @@ class TosTask(EpisodeTask):
 
     def _after_step(self, role: str, result: StepResult) -> None:
         result.info["total_cost"] = self._cost
+
+    # --- information gain and belief probing -------------------------------------------------
+    def _probing(self) -> bool:
+        """Whether this episode asks the authors' belief probes (tasks that measure them say so)."""
+        return False
+
+    def _probes_after_cap(self) -> bool:
+        """Whether a turn that ends the episode at its cap is still probed before the end."""
+        return False
+
+    def _track_information(self, out: Outcome) -> float:
+        """The first exploration's information gain after this turn (their `information_gain`),
+        and what the uncertainty probe needs: the points seen so far and the last view."""
+        if self._solver is None:
+            self._solver = PositionSolver.for_world(self.world)
+        if out.observed_at is not None:
+            seen = visible_items(self.world, out.observed_at)
+            self._solver.add(observation_triples(self.world, out.observed_at, seen))
+            self._unexplored.observe(out.observed_at)
+            self._last_visible = frozenset(it.name for it in seen)
+        if out.query is not None and out.query["name"] != "initial_pos":
+            self._solver.add([query_triple(out.query["name"], out.query["x"], out.query["y"])])
+        gain = self._solver.information_gain()
+        self._gains.append(gain)
+        return gain
+
+    def _after_turn(self, phase_before: str, result: StepResult, newly_changed: set[str]) -> None:
+        """After a valid exploration reply: queue this turn's belief probes (none by default)."""
+
+    def _open_turn_record(self) -> probing.TurnProbe:
+        """The first exploration's record for this turn (truth at the agent's pose now)."""
+        rec = probing.TurnProbe(self._last_visible, probing.truth_full(self.world, self._pose), probed=True)
+        self._turns.append(rec)
+        return rec
+
+    def _draw_fog(self) -> None:
+        rng = random.Random(derive_seed("tos-fog", self.instance.id, len(self._turns)))
+        self._fog = self._unexplored.candidates(rng, (self._pose.x, self._pose.y))
+
+    def _probe_step(self, text: str) -> StepResult:
+        kind = self._probes.pop(0)
+        self._probe_replies += 1
+        readable = self._read_probe(kind, text)
+        if not readable:
+            self._probes_unreadable += 1
+        feedback = "Recorded." if readable else "No JSON map found in the reply; recorded as unreadable."
+        self._feedback = feedback
+        info: dict[str, Any] = {"phase": "probe", "probe": kind, "readable": readable}
+        validity = Validity.EFFECTIVE if readable else Validity.INEFFECTIVE
+        return StepResult(validity, feedback, parsed=text.strip()[-200:] or None, info=info)
+
+    def _read_probe(self, kind: str, text: str) -> bool:
+        """Score a probe reply; True when it could be read."""
+        rec = self._turns[-1] if self._turns else None
+        if kind == "global" and rec is not None:
+            return self._record_global(rec, text)
+        if kind == "local" and rec is not None:
+            data = probing.extract_json(text)
+            visible = {it.name for it in visible_items(self.world, self._pose)}
+            self._local_map = probing.read_local(data, visible, self._pose.facing)
+            truth = probing.truth_local(self.world, self._pose)
+            # an empty view scores nothing (their local log is then invalid)
+            rec.local_scores = probing.compare(self._local_map, truth, self._scale) if truth else None
+            return data is not None
+        if kind == "fog" and rec is not None:
+            cands, correct = self._fog
+            rec.fog = probing.fog_scores(probing.read_fog_labels(text), cands, correct)
+            return True
+        return probing.extract_json(text) is not None
+
+    def _record_global(self, rec: probing.TurnProbe, text: str) -> bool:
+        data = probing.extract_json(text)
+        keep = self._observed | {g.name for g in self.world.gates} | {"agent"}
+        pred = probing.read_global(data, keep)
+        rec.probed = True
+        rec.raw_global = data
+        rec.global_map = pred
+        rec.global_scores = probing.compare(
+            pred, probing.truth_observed(self.world, self._pose, self._observed), self._scale
+        )
+        rec.full_scores = probing.compare(pred, probing.truth_full(self.world, self._pose), self._scale)
+        rec.agent_scores = probing.compare(pred, probing.truth_agent(self._pose), self._scale)
+        if rec.local_scores is not None and rec.global_scores is not None:
+            rec.local_global = probing.local_vs_global(self._local_map, pred, self._scale)
+        return data is not None
+
+    def _probe_prompt(self, kind: str) -> list[Part]:
+        if kind == "local":
+            return [TextPart(probing.local_prompt())]
+        if kind == "fog":
+            cands = self._fog[0]
+            if self.config.modality == "vision":
+                png = probing.fog_image(self.world, self._pose, cands, self.config.image_size)
+                return [TextPart(probing.fog_prompt(None)), ImagePart(png, label="fog-map")]
+            return [TextPart(probing.fog_prompt(probing.symbolic_map(self.world, self._pose, cands)))]
+        if kind == "fb_global":
+            return [TextPart(probing.false_belief_prompt())]
+        return [TextPart(probing.global_prompt())]
+
+    def _probe_truth(self, kind: str) -> str:
+        """The true answer to a probe (the oracle's reply)."""
+        if kind == "local":
+            objects = {}
+            for name, e in probing.truth_local(self.world, self._pose).items():
+                entry: dict[str, Any] = {"position": [round(e.x), round(e.y)]}
+                if e.oriented and "door" not in name:
+                    world_facing = next(f for f, u in probing.FACING_VECTOR.items() if u == e.ori)
+                    rel = (HEADING[world_facing] - HEADING[self._pose.facing]) % 360
+                    entry["facing"] = {0: "+y", 90: "+x", 180: "-y", 270: "-x"}[rel]
+                objects[name] = entry
+            return "FINAL ANSWER: " + json.dumps({"origin": "agent", "objects": objects})
+        if kind == "fog":
+            cands, correct = self._fog
+            labels = [probing.LABELS[k] for k, c in enumerate(cands) if c in correct]
+            return "FINAL ANSWER: " + json.dumps({"unexplored": labels})
+        truth = probing.truth_full(self.world, self._pose)
+        if kind != "fb_global":  # observed objects, every door (their reading keeps doors), the agent
+            keep = self._observed | {g.name for g in self.world.gates} | {"agent"}
+            truth = {k: v for k, v in truth.items() if k in keep}
+        return "FINAL ANSWER: " + json.dumps(probing.map_json(truth))
+
+    def _probe_samples(self, kind: str) -> list[str]:
+        """Replies the random baseline picks from: the truth, an empty answer, a guess."""
+        rng = random.Random(derive_seed("tos-probe", self.instance.id, self._probe_replies))
+        if kind == "fog":
+            n = len(self._fog[0])
+            guess = sorted(rng.sample(list(probing.LABELS[:n]), rng.randint(0, n)))
+            return [
+                self._probe_truth(kind),
+                'FINAL ANSWER:\n{"unexplored": []}',
+                json.dumps({"unexplored": guess}),
+            ]
+        xs = range(min(r.x0 for r in self.world.rooms), max(r.x1 for r in self.world.rooms) + 1)
+        ys = range(min(r.y0 for r in self.world.rooms), max(r.y1 for r in self.world.rooms) + 1)
+        guess = {
+            name: {"position": [rng.choice(xs), rng.choice(ys)], "facing": rng.choice(list(FACINGS))}
+            for name in sorted(self._observed)
+        }
+        return [self._probe_truth(kind), "FINAL ANSWER:\n{}", "FINAL ANSWER:\n" + json.dumps(guess)]
 
     def _answer_step(self, text: str) -> StepResult:
         scored = self._score_answer(text)
@@ -466,10 +656,14 @@ class TosTask(EpisodeTask):
             ),
             "terminated_by_agent": self._terminated_by_agent,
             "answer": self._answer,
+            "probes": list(self._probes),
+            "probe_replies": self._probe_replies,
         }
 
     # --- oracle ----------------------------------------------------------------------------
     def _oracle(self, role: str) -> str | None:
+        if self._probes:
+            return self._probe_truth(self._probes[0])
         if self._phase == "answer":
             return self._oracle_answer()
         if self._plan_index < len(self._plan_turns):
@@ -588,6 +782,10 @@ class TosTask(EpisodeTask):
             return [TextPart(self._status())]
         return []
 
+    def _probe_context(self) -> list[Part]:
+        """What a probe shows between the first exploration's log and its question."""
+        return []
+
     def _status(self) -> str:
         return (
             f"Step {self._phase_steps + 1} of {self._phase_cap()}. Total cost so far: {self._cost:g}. "
@@ -596,9 +794,11 @@ class TosTask(EpisodeTask):
 
     def _observe(self, role: str) -> Observation:
         phase1 = self._log if self._fb_log_start is None else self._log[: self._fb_log_start]
-        parts = (
-            self._intro_parts() + self._log_parts(phase1, self._exploration_header()) + self._phase_prompt()
-        )
+        if self._probes:  # a belief probe: the exploration so far, then the probe's question
+            prompt = self._probe_context() + self._probe_prompt(self._probes[0])
+        else:
+            prompt = self._phase_prompt()
+        parts = self._intro_parts() + self._log_parts(phase1, self._exploration_header()) + prompt
         return Observation(
             role=role,
             parts=parts,
@@ -613,9 +813,10 @@ class TosTask(EpisodeTask):
         """The observation's public facts. Not the exact coordinates: in text they come only from
         Query, and the cognitive map scores the agent for tracking them itself; where it stands is
         named by the object or door it jumped to."""
-        exploring = self._phase in ("explore", "fb")
+        exploring = self._phase in ("explore", "fb") and not self._probes
         return {
-            "phase": self._phase,
+            "phase": self.phase,
+            "probe": self._probes[0] if self._probes else None,
             "step": self._phase_steps,
             "max_steps": self._phase_cap() if exploring else None,
             "cost": self._cost,
@@ -634,6 +835,8 @@ class TosTask(EpisodeTask):
 
     def legal_actions(self) -> list[str]:
         """A sample of grammatical replies (what the random baseline picks from)."""
+        if self._probes:
+            return self._probe_samples(self._probes[0])
         if self._phase == "answer":
             return self._answer_samples()
         acts = ["Actions: [Observe()]"] + [f"Actions: [Rotate({d}), Observe()]" for d in (90, -90, 180)]
@@ -692,6 +895,9 @@ class TosTask(EpisodeTask):
             "invalid_penalty": INVALID_PENALTY * (self._invalid + self._unparseable),
             "valid_action_ratio": 1.0 - (self._invalid + self._unparseable) / replies if replies else 1.0,
             "terminated_by_agent": self._terminated_by_agent,
+            # theirs: the solver's information gain after the last valid reply, and after each one
+            "information_gain": self._gains[-1] if self._gains else None,
+            "information_gain_per_turn": list(self._gains),
         }
 
     def _outcome(self) -> EpisodeResult:
@@ -858,29 +1064,68 @@ class QuestionTask(AnswerTask):
 
 
 class CogmapConfig(AnswerConfig):
-    local_map: bool = False  # also ask for the agent-centred local map (scored for consistency)
+    # the authors' protocol: after every reply of an active exploration, a global map, a local map
+    # and the uncertainty probe (extra replies that are not steps); false: only the final map
+    probe: bool = True
+    local_map: bool = False  # ours: also ask for the agent-centred local map in the final answer
 
 
 class CogmapTask(AnswerTask):
-    """`tos/cogmap`: after exploring, write the global cognitive map as JSON (and the local one)."""
+    """`tos/cogmap`: explore while the belief is probed after every reply (the authors' global, local
+    and uncertainty probes), then write the global cognitive map as JSON (the final turn's global
+    probe). Passive: the map after the given log."""
 
     Config: ClassVar[type[TaskConfig]] = CogmapConfig
     KIND = "cogmap"
     config: CogmapConfig
 
+    def _probing(self) -> bool:
+        return self.config.probe and not self.passive
+
+    def _after_turn(self, phase_before: str, result: StepResult, newly_changed: set[str]) -> None:
+        if phase_before != "explore" or not self._probing():
+            return
+        self._open_turn_record()
+        self._draw_fog()
+        self._local_map = None
+        kinds = ["local"] + (["fog"] if self._fog[0] else [])
+        # the last reply's global map is the answer turn that follows the exploration
+        self._probes = kinds + (["global"] if self._phase == "explore" else [])
+
     def _phase_prompt(self) -> list[Part]:
         if self._phase != "answer":
             return super()._phase_prompt()
-        return [TextPart("Exploration is over.\n" + cogmap.cogmap_prompt(self.world, self.config.local_map))]
+        text = probing.global_prompt()
+        if self.config.local_map:
+            text += "\n" + cogmap.LOCAL_PROMPT
+        return [TextPart("Exploration is over.\n" + text)]
 
     def _score_answer(self, text: str) -> dict[str, Any]:
-        objects = cogmap.json_objects(text if isinstance(text, str) else str(text))
-        global_maps = [o for o in objects if o.get("origin") != "agent"]
-        local_maps = [o for o in objects if o.get("origin") == "agent"]
-        global_text = json.dumps(global_maps[-1]) if global_maps else ""
-        m = cogmap.score_cogmap(self.world, self._observed, self._pose, global_text)
-        m["answer_parsed"] = m.pop("map_parsed")
-        m["_detail"] = f"map score {m['map_score']:.2f}"
+        text = text if isinstance(text, str) else str(text)
+        if self.config.local_map:  # ours: two maps in one reply, the global one without "origin"
+            objects = cogmap.json_objects(text)
+            global_maps = [o for o in objects if o.get("origin") != "agent"]
+            local_maps = [o for o in objects if o.get("origin") == "agent"]
+            global_text = json.dumps(global_maps[-1]) if global_maps else ""
+        else:
+            global_text = text
+        # their correctness: the final global map against every object, door and the agent
+        rec = self._turns[-1] if self._probing() and self._turns else probing.TurnProbe(frozenset(), {})
+        readable = self._record_global(rec, global_text)
+        full = rec.full_scores
+        m = {
+            k: v
+            for k, v in cogmap.score_cogmap(self.world, self._observed, self._pose, global_text).items()
+            if k in ("agent_correct", "hallucinated", "mapped", "position_exact")
+        }
+        m.update(
+            position_accuracy=full.position if full else None,
+            direction_accuracy=full.direction if full else None,
+            facing_accuracy=full.facing if full else None,
+            map_score=full.overall if full else None,
+            answer_parsed=readable,
+            _detail=f"map score {full.overall:.2f}" if full else "no map read",
+        )
         if self.config.local_map:
             m.update(
                 cogmap.score_local(
@@ -902,7 +1147,7 @@ class CogmapTask(AnswerTask):
         return ok
 
     def _oracle_answer(self) -> str:
-        text = json.dumps(cogmap.truth_map(self.world, self._observed, self._pose))
+        text = self._probe_truth("global")
         if self.config.local_map:
             text += "\n" + json.dumps(cogmap.local_truth_map(self.world, self._pose))
         return text
@@ -925,6 +1170,14 @@ class CogmapTask(AnswerTask):
             out.append(json.dumps(entries))
         return out
 
+    def _outcome(self) -> EpisodeResult:
+        result = super()._outcome()
+        if self._probing():
+            result.metrics.update(probing.episode_metrics(self._turns))
+            result.metrics["probe_replies"] = self._probe_replies
+            result.metrics["probes_unreadable"] = self._probes_unreadable
+        return result
+
 
 class FalseBeliefTask(TosTask):
     """`tos/false-belief`: explore, then find which objects were moved or turned."""
@@ -932,6 +1185,52 @@ class FalseBeliefTask(TosTask):
     Config: ClassVar[type[TaskConfig]] = FalseBeliefConfig
     KIND = "false-belief"
     config: FalseBeliefConfig
+
+    # --- belief probing (their `evaluate_false_belief_cogmap`) -----------------------------------
+    def _probing(self) -> bool:
+        return self.config.probe
+
+    def _probes_after_cap(self) -> bool:
+        return self._probing()
+
+    def _after_turn(self, phase_before: str, result: StepResult, newly_changed: set[str]) -> None:
+        if not self._probing():
+            return
+        if phase_before == "explore" and self._phase == "fb":
+            self._probes = ["last_global"]
+        elif phase_before == "fb" and (self._phase == "fb" or self._pending_end is not None):
+            self._probes = ["fb_global"]
+            self._fb_newly = sorted(newly_changed)
+
+    def _read_probe(self, kind: str, text: str) -> bool:
+        data = probing.extract_json(text)
+        if kind == "last_global":
+            self._exp_raw = data  # the belief the second exploration's maps are compared with
+            return data is not None
+        kinds = {c.name: c.kind for c in self.instance.changes or []}
+        keep = {it.name for it in items_of(self.world)} | {"agent"}
+        pred = probing.read_global(data, keep)
+        truth = probing.truth_full(self.world, self._pose)
+        for name in self._fb_newly:
+            if name in self._belief.correctness or name not in kinds:
+                continue
+            got = probing.score_changed(name, kinds[name], pred, truth, self._exp_raw, self._scale)
+            if got is not None:
+                self._belief.correctness[name], self._belief.inertia[name] = got
+        return data is not None
+
+    def _probe_context(self) -> list[Part]:
+        if self._probes and self._probes[0] == "fb_global":
+            return self._fb_parts()
+        return []
+
+    def _probe_truth(self, kind: str) -> str:
+        if kind != "last_global":
+            return super()._probe_truth(kind)
+        pose = self._phase1_pose
+        keep = self._observed | {g.name for g in self._worlds[0].gates} | {"agent"}
+        truth = {k: v for k, v in probing.truth_full(self._worlds[0], pose).items() if k in keep}
+        return "FINAL ANSWER: " + json.dumps(probing.map_json(truth))
 
     def _changes_for(self, world: World, seed: int) -> list[Change]:
         c = self.config
@@ -998,6 +1297,7 @@ class FalseBeliefTask(TosTask):
 
     def _on_exploration_end(self) -> None:
         inst = self.instance
+        self._phase1_pose = self._pose
         self._phase1_cost = self._cost
         self._phase1_counts = dict(self._counts)
         self._phase1_steps = self._phase_steps
@@ -1035,11 +1335,16 @@ class FalseBeliefTask(TosTask):
     def _phase_prompt(self) -> list[Part]:
         if self._phase != "fb":
             return super()._phase_prompt()
+        return self._fb_parts() + [TextPart(self._status())]
+
+    def _fb_parts(self) -> list[Part]:
+        """The second exploration's introduction and log."""
         inst = self.instance
-        intro = prompts.FALSE_BELIEF.format(n=len(inst.changes or []), max_steps=self._phase_cap())
+        intro = prompts.FALSE_BELIEF.format(
+            n=len(inst.changes or []), max_steps=inst.fb_budget or inst.budget
+        )
         parts: list[Part] = [TextPart(intro)]
         parts += self._log_parts(self._log[self._fb_log_start or 0 :], "Your second exploration so far:")
-        parts.append(TextPart(self._status()))
         return parts
 
     def _outcome(self) -> EpisodeResult:
@@ -1062,6 +1367,10 @@ class FalseBeliefTask(TosTask):
             metrics["second_exploration_cost"] - self._all_changed_seen_cost
             if self._all_changed_seen_cost is not None else None
         )  # fmt: skip
+        if self._probing():
+            metrics.update(probing.belief_metrics(self._belief))
+            metrics["probe_replies"] = self._probe_replies
+            metrics["probes_unreadable"] = self._probes_unreadable
         return EpisodeResult(success=metrics["f1"] == 1.0, steps=self._steps, metrics=metrics)
 
 
