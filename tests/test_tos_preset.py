@@ -127,12 +127,15 @@ def test_every_measure_reads_a_metric_the_tasks_produce():
                 )
                 if task is None or not has_number:
                     continue
-                if name == "not_computed_by_tos":  # per-turn probing: not implemented (README)
-                    assert name not in produced[task]
-                else:
-                    assert name in produced[task], (table.id, measure.name, condition.name)
+                assert name in produced[task], (table.id, measure.name, condition.name)
     # the accuracy columns read the answer score; the step column reads a task without one
     assert "score" not in produced["tos/cogmap"] and "exploration_steps" in produced["tos/cogmap"]
+    # every probing measure of Tables 5 and 7 is computed (the per-turn belief probes, on by default)
+    measures = {m.metric for t in get_preset("tos-vision").tables for m in t.measures}
+    assert "metrics.not_computed_by_tos" not in measures
+    probed = produced["tos/cogmap"]
+    assert probed["perception_position"] == probed["stability_facing"] == probed["uncertainty"] == 1.0
+    assert produced["tos/false-belief"]["belief_correctness_position"] == 1.0
 
 
 def test_a_run_fills_the_columns_in_the_papers_unit():
