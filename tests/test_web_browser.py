@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import re
 import shutil
 import socket
@@ -299,13 +300,27 @@ def test_human_solver_with_an_oracle_expert(page, server, runs_root):
     assert "expert: oracle" in record and "solver: human" in record
 
 
+def solving_action(task_id: str, instance) -> str:
+    """The one action that disarms the module (the oracle solver asks the expert first, so its first
+    move is a question, not this)."""
+    probe = make_task(task_id)
+    probe.reset(instance)
+    for action in probe.observe("solver").legal_actions:
+        trial = make_task(task_id)
+        trial.reset(instance)
+        trial.step(action)
+        if trial.termination == "goal_reached":
+            return action
+    raise AssertionError(f"no single action solves {instance.id}")
+
+
 def test_comma_solver_and_expert_in_two_browsers(browser, page, server, runs_root):
     """A real COMMA module (comma/wire) played by two people: the solver sees the module image and the
     cut buttons, the expert sees the manual and never the module; the game is recorded and replayable."""
     task = make_task("comma/wire")
     instance = task.instances(3, 0)[2]
     task.reset(instance)
-    right_wire = task.oracle_action("solver")  # what the manual says for this module
+    right_wire = solving_action("comma/wire", instance)  # what the manual says for this module
 
     open_game(page, server, "comma/wire", instance=instance.id, seat="solver", partner="human")
     assert page.locator(".observation img").count() == 1  # the solver sees the module
@@ -353,7 +368,7 @@ def test_comma_solver_with_a_model_expert(page, server, runs_root):
     task = make_task("comma/wire")
     instance = task.instances(2, 0)[1]
     task.reset(instance)
-    right_wire = task.oracle_action("solver")
+    right_wire = solving_action("comma/wire", instance)
 
     def expert(request: dict) -> str:
         return f"According to the manual you should do this: {right_wire}"
@@ -471,3 +486,46 @@ def test_static_export_works_offline(browser, runs_root, tmp_path):
     assert page.evaluate("window.__pwned") is None
     assert not problems, problems
     context.close()
+
+
+def test_a_game_survives_a_server_restart(browser, tmp_path):
+    """Reload the server mid-game: the new server offers the game, replays its moves and the person
+    finishes it; the run directory holds the game once (issue 20)."""
+    root = tmp_path / "runs"
+    root.mkdir()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+
+    def observed() -> tuple[int, int]:
+        text = page.get_by_test_id("observation").inner_text()
+        return tuple(map(int, re.search(r"position (\d+), target (\d+)", text).groups()))
+
+    def move(text: str) -> None:
+        page.get_by_test_id("action-text").fill(text)
+        page.get_by_test_id("action-text").press("Enter")
+
+    with LiveServer(create_app([str(root)], allowed_hosts={"127.0.0.1", "localhost"})) as first:
+        open_game(page, first, "toy/walk", instance="walk-0-1")
+        assert wait_turn_or_end(page, 0) == "turn"
+        position, target = observed()
+        move("left" if target > position else "right")  # away from the goal: the game goes on
+        assert wait_turn_or_end(page, 1) == "turn"
+        before = observed()
+        game = re.search(r"/play/s/([^?]+)", page.url).group(1)
+    with LiveServer(create_app([str(root)], allowed_hosts={"127.0.0.1", "localhost"})) as second:
+        page.goto(f"{second.url}/play")
+        page.locator(f'a[href*="/play/s/{game}"]').first.click()
+        moves = 1
+        assert wait_turn_or_end(page, moves) == "turn"
+        assert observed() == before  # where it stopped
+        while wait_turn_or_end(page, moves) == "turn":
+            position, target = observed()
+            move("right" if target > position else "left")
+            moves += 1
+            assert moves < 20, "the episode should have ended"
+        assert "Solved" in page.get_by_test_id("finished").inner_text()
+    context.close()
+    (run,) = [p.parent for p in root.rglob("episodes.jsonl")]
+    records = [json.loads(x) for x in (run / "episodes.jsonl").read_text().splitlines()]
+    assert len(records) == 1 and records[0]["steps"] == moves

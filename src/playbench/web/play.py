@@ -14,6 +14,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
+import os
 import re
 import secrets
 import sys
@@ -34,6 +35,7 @@ from playbench.runner.reader import RunReader
 from playbench.runner.store import RunStore
 
 WRITE_WAIT_S = 10.0
+UNFINISHED = "unfinished"  # run-directory folder of the journals of games in progress
 
 PLAY_FOLDER = "web-play"
 IDLE_TIMEOUT_S = 3 * 3600.0  # a seat left alone this long ends the episode (recorded as abandoned)
@@ -134,6 +136,11 @@ class BrowserAgent(Agent):
         seat = self.seat
         if self.session.quit_requested is not None:
             raise AgentStopped(f"the {self.session.quit_requested} ended the episode")
+        replayed = self.session.replayed_move(seat.role)
+        if replayed is not None:  # a move made before the server restarted
+            seat.moves += 1
+            seat.history.append({"step": observation.step, "action": replayed})
+            return Action(text=replayed)
         seat.pending = observation
         seat.future = asyncio.get_running_loop().create_future()
         self.session.turn_role = seat.role
@@ -150,6 +157,7 @@ class BrowserAgent(Agent):
             self.session.changed()
         seat.moves += 1
         seat.history.append({"step": observation.step, "action": text})
+        self.session.journal_move(seat.role, text)
         return Action(text=text)
 
 
@@ -169,9 +177,14 @@ class WatchedAgent(Agent):
     async def act(self, observation: Observation) -> Action:
         if self.session.quit_requested is not None:
             raise AgentStopped(f"the {self.session.quit_requested} ended the episode")
+        replayed = self.session.replayed_move(self.role)
+        if replayed is not None:
+            return Action(text=replayed)
         self.session.turn_role = self.role
         self.session.changed()
-        return await self.inner.act(observation)
+        action = await self.inner.act(observation)
+        self.session.journal_move(self.role, action.text)
+        return action
 
 
 class PlaySession:
@@ -203,6 +216,75 @@ class PlaySession:
         self.created = time.time()
         self._event = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
+        # every move so far, journalled in the run directory so a restarted server can resume the game
+        self.moves: list[dict[str, str]] = []
+        self._replay: list[dict[str, str]] = []
+
+    # --- the journal of an unfinished game --------------------------------------------------------
+    @property
+    def journal_path(self) -> Path:
+        return self.run_dir / UNFINISHED / f"{self.sid}.json"
+
+    def journal(self) -> dict[str, Any]:
+        return {
+            "sid": self.sid,
+            "setup": {
+                "task_id": self.setup.task_id,
+                "options": self.setup.options,
+                "seed": self.setup.seed,
+                "instance_id": self.setup.instance_id,
+                "seats": {role: spec.to_dict() for role, spec in self.setup.seats.items()},
+            },
+            "task_options": self.task_options,
+            "instance": self.instance,
+            "trial": self.trial,
+            "created": self.created,
+            "moves": self.moves,
+        }
+
+    def write_journal(self) -> None:
+        path = self.journal_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.journal(), ensure_ascii=False))
+        os.replace(tmp, path)  # a crash leaves the old journal or the new one, never half of one
+
+    def journal_move(self, role: str, text: str) -> None:
+        self.moves.append({"role": role, "text": text})
+        self.write_journal()
+
+    def replayed_move(self, role: str) -> str | None:
+        """The next journalled move if it is this seat's (the game is deterministic given its moves,
+        so replaying them rebuilds it exactly); else None and the game goes on live."""
+        if self._replay and self._replay[0]["role"] == role:
+            return self._replay.pop(0)["text"]
+        self._replay.clear()  # a mismatch: play on live rather than feed moves to the wrong seat
+        return None
+
+    @classmethod
+    def from_journal(cls, data: dict[str, Any], run_dir: Path, idle_timeout: float) -> PlaySession:
+        raw = data["setup"]
+        setup = PlaySetup(
+            str(raw["task_id"]),
+            dict(raw.get("options") or {}),
+            int(raw["seed"]),
+            str(raw["instance_id"]),
+            {role: AgentSpec.from_dict(spec) for role, spec in raw["seats"].items()},
+        )
+        session = cls(
+            str(data["sid"]),
+            setup,
+            dict(data["task_options"]),
+            dict(data["instance"]),
+            int(data["trial"]),
+            run_dir,
+            idle_timeout,
+        )
+        session.created = float(data.get("created") or time.time())
+        session.moves = [{"role": str(m["role"]), "text": str(m["text"])} for m in data.get("moves") or []]
+        session._replay = list(session.moves)
+        session.status = "paused"  # resumed when a browser opens it
+        return session
 
     # --- state changes and waiting ------------------------------------------------------------
     def changed(self) -> None:
@@ -275,9 +357,11 @@ class PlaySession:
             seed=self.setup.seed,
             agents={role: spec.to_dict() for role, spec in self.setup.seats.items()},
         )
+        self.write_journal()
         try:
             output = await run_episode(job, pool, save_images=True, make_agent=self._make_agent(pool))
             on_finish(self, output)
+            self.journal_path.unlink(missing_ok=True)  # recorded: nothing left to resume
             self.record = output.record
             self.status = "finished"
         except Exception as exc:  # the game must end with a message, whatever went wrong
@@ -302,6 +386,33 @@ class PlayManager:
         self.sessions: dict[str, PlaySession] = {}
         self.pool = ModelPool()
         self._reserved: dict[tuple[str, str, str], set[int]] = {}
+        self._restore_unfinished()
+
+    def _restore_unfinished(self) -> None:
+        """Games a previous server left unfinished: offered on the play page, resumed on opening."""
+        for path in sorted(self.play_root.glob(f"*/{UNFINISHED}/*.json")):
+            run_dir = path.parent.parent
+            try:
+                session = PlaySession.from_journal(json.loads(path.read_text()), run_dir, self.idle_timeout)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                print(f"playbench serve: warning: cannot resume {path}: {exc}", file=sys.stderr)
+                continue
+            if session.sid != path.stem or any(
+                r["task"] == session.setup.task_id
+                and str(r["instance_id"]) == session.setup.instance_id
+                and int(r["trial"]) == session.trial
+                for r in RunReader(run_dir).records()
+            ):
+                continue  # already recorded (the server stopped between the record and the clean-up)
+            self.sessions[session.sid] = session
+            key = (str(run_dir), session.setup.task_id, session.setup.instance_id)
+            self._reserved.setdefault(key, set()).add(session.trial)
+
+    def resume(self, session: PlaySession) -> None:
+        """Start a game restored from its journal (its moves are replayed, then play goes on)."""
+        if session.status == "paused":
+            session.status = "starting"
+            session.start(self.pool, self._record)
 
     def run_dir_for(self, setup: PlaySetup, task_options: dict[str, Any]) -> Path:
         identity = json.dumps(
@@ -392,7 +503,7 @@ class PlayManager:
 
     def active(self) -> list[PlaySession]:
         return sorted(
-            (s for s in self.sessions.values() if s.status in ("starting", "running")),
+            (s for s in self.sessions.values() if s.status in ("paused", "starting", "running")),
             key=lambda s: s.created,
             reverse=True,
         )

@@ -4,6 +4,7 @@ moves and images."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import Any
 from urllib.parse import parse_qs
@@ -163,6 +164,10 @@ def _session(manager: PlayManager, sid: str) -> PlaySession:
     session = manager.get(sid)
     if session is None:
         raise NotFound("this game is not running on this server (it may have been started before a restart)")
+    if session.status == "paused":
+        with contextlib.suppress(RuntimeError):  # resumed from a request served on the event loop
+            asyncio.get_running_loop()
+            manager.resume(session)
     return session
 
 
