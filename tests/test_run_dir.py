@@ -87,6 +87,22 @@ CASES = [
     (["report", "{existing_run}", "--html", "{under_file}"], "is a file"),
     (["play", "toy/walk", "--out", "{file}"], "is a file"),
     (["reproduce", "ivispar", "--agent", "random", "--out", "{file}"], "is a file"),
+    # the suites' data paths
+    (
+        RUN[:1] + ["mmescape/level-1"] + RUN[2:] + ["--out", "{run}", "--set", "chain={missing}"],
+        "no such file",
+    ),
+    (RUN[:1] + ["mmescape/level-1"] + RUN[2:] + ["--out", "{run}", "--set", "chain={dir}"], "cannot be read"),
+    (
+        RUN[:1] + ["visescape/original"] + RUN[2:] + ["--out", "{run}", "--set", "source={missing}"],
+        "does not exist",
+    ),
+    (
+        RUN[:1] + ["visescape/original"] + RUN[2:] + ["--out", "{run}", "--set", "source={file}"],
+        "not a directory",
+    ),
+    (RUN[:1] + ["tos/explore"] + RUN[2:] + ["--out", "{run}", "--set", "scenes={missing}"], "not a folder"),
+    (RUN[:1] + ["tos/explore"] + RUN[2:] + ["--out", "{run}", "--set", "scenes={file}"], "not a folder"),
 ]
 
 
