@@ -61,6 +61,32 @@ def main() -> None:
         episodes += len(insts)
     print(f"oracle episodes (12 tasks): {episodes / total:.0f} episodes/s (target > 100/s)")
 
+    # information gain (the AC-3 solver after every reply) and the belief probes of tos/cogmap
+    task = make_task("tos/cogmap")
+    insts = task.instances(args.worlds, 0)
+    t, replies, probes = time.perf_counter(), 0, 0
+    for inst in insts:
+        task.reset(inst)
+        while not task.done:
+            probes += task.phase == "probe"
+            task.step(task.oracle_action("player"))
+            replies += 1
+    took = time.perf_counter() - t
+    print(
+        f"tos/cogmap with probing: {len(insts) / took:.0f} episodes/s, {took / replies * 1000:.2f} ms per reply "
+        f"({probes} of {replies} replies are probes)"
+    )
+    task = make_task("tos/explore")
+    t, replies = time.perf_counter(), 0
+    for inst in task.instances(args.worlds, 0):
+        task.reset(inst)
+        while not task.done:
+            task.step(task.oracle_action("player"))
+            replies += 1
+    print(
+        f"information gain included: {(time.perf_counter() - t) / replies * 1000:.2f} ms per exploration reply"
+    )
+
     task = make_task("tos/pairwise-direction")
     inst = task.instances(1, 0)[0]
     task.reset(inst)

@@ -327,3 +327,18 @@ def test_prompts_carry_their_facts() -> None:
 def test_fog_image_is_a_png(world: World) -> None:
     png = P.fog_image(world, Pose(0, 0, "east"), [start_frame(c) for c in CANDIDATES_T2], 256)
     assert png.startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("facing", ["north", "east", "south", "west"])
+def test_vectorised_offsets_agree_with_the_bin_functions(facing: str) -> None:
+    from playbench.tasks.tos.solver import offset_mask
+    from playbench.tasks.tos.world import CARDINAL_BINS, DISTANCE_BINS, EGO_BINS
+
+    reach = 9
+    relations = [Relation("ego", facing, e, d) for e in EGO_BINS for d in DISTANCE_BINS]
+    relations += [Relation("close", facing, c, d) for c in CARDINAL_BINS for d in ("near", "same distance")]
+    for rel in relations:
+        mask = offset_mask(rel, reach)
+        for dx in range(-reach, reach + 1):
+            for dy in range(-reach, reach + 1):
+                assert mask[dx + reach, dy + reach] == rel.holds(dx, dy), (rel, dx, dy)
