@@ -174,9 +174,9 @@ def test_vision_instructions_name_the_answer_bins_without_pointing_to_an_unseen_
     assert "name them with these bins" in text and "(0°, 22.5°] front-slight-right" in text
 
 
-def test_passive_logs_are_the_scout_sweep_by_default():
-    """SCOUT (the authors' sweep proxy): four views at the start, three from each door it enters,
-    until every object is seen; about nine steps (the paper: about 9)."""
+def test_passive_scout_logs_sweep_every_room():
+    """SCOUT (the authors' sweep proxy; their vision runs' log): four views at the start, three from
+    each door it enters, until every object is seen; about nine steps (the paper: about 9)."""
     from playbench.tasks.tos.proxies import scout_turns
     from playbench.tasks.tos.world import cached_world
 
@@ -190,7 +190,7 @@ def test_passive_logs_are_the_scout_sweep_by_default():
         assert turns[-1] == "Actions: [Term()]"
         lengths.append(len(turns) - 1)
     assert 8 <= sum(lengths) / len(lengths) <= 10
-    task = make_task("tos/mental-rotation", exploration="passive")
+    task = make_task("tos/mental-rotation", exploration="passive", passive_log="scout")
     inst = task.instances(1, 0)[0]
     task.reset(inst)
     text = task.observe("player").text

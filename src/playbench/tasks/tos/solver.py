@@ -187,14 +187,15 @@ def grid_size(world: World) -> int:
 class PositionSolver:
     """Domains of every object and door, narrowed by the observations added (see the module doc)."""
 
-    def __init__(self, names: list[str], size: int) -> None:
+    def __init__(self, names: list[str], size: int, origin: str = INITIAL) -> None:
+        """`origin` is the variable fixed at (0, 0): the start, or (their per-room solvers) a door."""
         self.g = int(size)
         self.side = 2 * self.g + 1
-        self.names = [n for n in names if n != INITIAL]
+        self.names = [n for n in names if n != origin]
         self.domains: dict[str, np.ndarray | None] = dict.fromkeys(self.names)
         start = np.zeros((self.side, self.side), dtype=bool)
         start[self.g, self.g] = True
-        self.domains[INITIAL] = start
+        self.domains[origin] = start
         self.constraints: dict[frozenset[str], set[Triple]] = {}
         self.neighbours: dict[str, set[str]] = {n: set() for n in self.domains}
         self.consistent = True

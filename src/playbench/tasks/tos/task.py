@@ -36,7 +36,7 @@ from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, St
 from playbench.tasks.tos import cogmap, evaluate, probing, prompts, questions
 from playbench.tasks.tos.cogmap import Change
 from playbench.tasks.tos.grammar import INVALID_PENALTY, Invalid, Outcome, Turn, execute, parse_turn
-from playbench.tasks.tos.proxies import scout_turns
+from playbench.tasks.tos.proxies import scout_turns, strategist_turns
 from playbench.tasks.tos.scenes import Scene, load_scenes
 from playbench.tasks.tos.solver import PositionSolver, observation_triples, query_triple
 from playbench.tasks.tos.world import (
@@ -97,8 +97,9 @@ class TosConfig(TaskConfig):
 
 class AnswerConfig(TosConfig):
     exploration: Literal["active", "passive"] = "active"
-    # the given log in passive mode: the authors' SCOUT sweep, or our oracle's minimum-cost plan
-    passive_log: Literal["scout", "oracle"] = "scout"
+    # the given log in passive mode: the authors' proxies (their runs: STRATEGIST in the text world,
+    # SCOUT in the vision world; None picks that), or our oracle's minimum-cost plan
+    passive_log: Literal["scout", "strategist", "oracle"] | None = None
 
 
 class QuestionConfig(AnswerConfig):
@@ -305,8 +306,12 @@ class TosTask(EpisodeTask):
         """Passive mode: a scripted explorer's turns (SCOUT, or the oracle's plan), executed, become
         the given exploration log."""
         turns = self._plan_turns
-        if getattr(self.config, "passive_log", "oracle") == "scout":
-            turns = [t for t in scout_turns(self.world) if t != "Actions: [Term()]"]
+        log = getattr(self.config, "passive_log", "oracle")
+        if log is None:
+            log = "scout" if self.config.modality == "vision" else "strategist"
+        if log in ("scout", "strategist"):
+            proxy = scout_turns(self.world) if log == "scout" else strategist_turns(self.world)
+            turns = [t for t in proxy if t != "Actions: [Term()]"]
         for k, text in enumerate(turns, start=1):
             t = parse_turn(text, allow_return=self.config.return_action)
             assert isinstance(t, Turn), text
