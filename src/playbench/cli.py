@@ -195,6 +195,11 @@ def _add_run_options(run: argparse.ArgumentParser, agent_required: bool = True) 
         "--no-images", action="store_true", help="do not save observation images beside trajectories"
     )
     o.add_argument(
+        "--no-calls",
+        action="store_true",
+        help="do not write each episode's model calls (requests and responses) beside its trajectory",
+    )
+    o.add_argument(
         "--keep-errors",
         action="store_true",
         help="on resume, keep episodes that ended with an error instead of running them again",
@@ -386,6 +391,7 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
                 task_options={**parse_assignments(args.sets), **seat_options},
                 models=settings,
                 save_images=not args.no_images,
+                save_calls=not args.no_calls,
                 retry_errors=not args.keep_errors,
             )
         )

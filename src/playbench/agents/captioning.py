@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from playbench.core.types import ImagePart, Part, TextPart, Usage
-from playbench.models.base import ChatModel, GenerationParams, Message
+from playbench.models.base import ChatModel, GenerationParams, Message, call_purpose
 
 CAPTION_PROMPT = (
     "You are the eyes of an agent that cannot see. Describe this image completely and precisely: every "
@@ -27,7 +27,8 @@ class Captioner:
         if image.digest in self.cache:
             return self.cache[image.digest], Usage()
         messages = [Message("user", [TextPart(self.prompt), image])]
-        response = await self.model.generate(messages, self.params)
+        with call_purpose("caption"):  # recorded apart from the seat's own calls
+            response = await self.model.generate(messages, self.params)
         self.cache[image.digest] = response.text.strip()
         return self.cache[image.digest], response.usage
 

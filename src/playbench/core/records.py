@@ -1,17 +1,24 @@
 """Typed records of a run: one `StepRecord` per trajectory line, one `EpisodeRecord` per line of
-episodes.jsonl (docs/DESIGN.md, "Runner and outputs"). Readers get plain dicts of the same shape."""
+episodes.jsonl (docs/DESIGN.md, "Runner and outputs"). Readers get plain dicts of the same shape.
+
+Two counts, named the same everywhere: a **turn** is one seat's move (every trajectory line: a
+solver's action, an expert's message, a judge's answer), a **step** is what the task counts (toward
+its `max_steps`, and as the episode's `steps`). `turns` is the number of trajectory lines; a line's
+`step` is the task's step count once that turn was played.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 
 @dataclass
 class StepRecord:
-    """One step of one seat: what it saw, what it replied, how the task judged it."""
+    """One turn of one seat: what it saw, what it replied, how the task judged it."""
 
-    step: int
+    turn: int  # 1-based position in the trajectory (every seat's turns)
+    step: int | None  # the task's step count after this turn (None: the task does not report one)
     role: str
     observation: str
     images: list[dict[str, str]]  # {"file": path relative to trajectories/, "label": ...}
@@ -25,16 +32,20 @@ class StepRecord:
     feedback: str
     info: dict[str, Any]  # the task's structured account of the step (StepResult.info)
     usage: dict[str, Any]
-    instructions: str | None = None  # the seat's instructions, on its first step only
+    calls: int = 0  # model calls made for this turn (the calls file's lines with this `turn`)
+    instructions: str | None = None  # the seat's instructions, on its first turn only
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # shallow: the values are plain JSON data made for this record (asdict's deep copy of every
+        # step's info and usage was a measurable share of the runner's own time per step)
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass
 class EpisodeRecord:
-    """One finished episode. `termination` is a `Termination` value; `usage` totals every seat and
-    `usage_by_role` splits it per seat."""
+    """One finished episode. `termination` is a `Termination` value; `usage` totals every seat,
+    `usage_by_role` splits it per seat, `usage_by_model` per model called, and `usage_breakdown` per
+    seat, purpose ("act", "caption", ...) and model. `calls` is the calls file (None with `--no-calls`)."""
 
     task: str
     instance_id: str
@@ -45,14 +56,20 @@ class EpisodeRecord:
     roles: dict[str, str]
     success: bool
     steps: int
+    turns: int
     optimal_steps: int | None
     metrics: dict[str, Any]
     termination: str
     error: str | None
     usage: dict[str, Any]
     usage_by_role: dict[str, dict[str, Any]]
+    usage_by_model: dict[str, dict[str, Any]]
+    usage_breakdown: list[dict[str, Any]]
     duration_s: float
     trajectory: str
+    calls: str | None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # shallow: the values are plain JSON data made for this record (asdict's deep copy of every
+        # step's info and usage was a measurable share of the runner's own time per step)
+        return {f.name: getattr(self, f.name) for f in fields(self)}

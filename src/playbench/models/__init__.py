@@ -10,7 +10,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from playbench.core.errors import ConfigError
-from playbench.models.base import ChatModel, GenerationParams, Message, ModelError, ModelResponse
+from playbench.models.base import (
+    ChatModel,
+    GenerationParams,
+    Message,
+    ModelError,
+    ModelResponse,
+    call_purpose,
+)
 from playbench.models.cache import CachedModel, ResponseCache, cache_key
 from playbench.models.pricing import DEFAULT_PRICES, load_prices
 from playbench.models.registry import (
@@ -34,6 +41,7 @@ __all__ = [
     "RemoteChatModel",
     "ResponseCache",
     "cache_key",
+    "call_purpose",
     "get_provider",
     "load_prices",
     "make_model",

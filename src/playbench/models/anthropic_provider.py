@@ -118,8 +118,14 @@ class AnthropicModel(RemoteChatModel):
         # Thinking and tool-use blocks are not the answer; the text blocks together are.
         text = "".join(getattr(b, "text", "") or "" for b in blocks if getattr(b, "type", None) == "text")
         usage = response.usage
+        # extended thinking comes back as its own blocks; the API counts its tokens in output_tokens only
+        thinking = "".join(
+            getattr(b, "thinking", "") or "" for b in blocks if getattr(b, "type", None) == "thinking"
+        )
         return _Reply(
             text=text,
             input_tokens=getattr(usage, "input_tokens", None) if usage is not None else None,
             output_tokens=getattr(usage, "output_tokens", None) if usage is not None else None,
+            reasoning=thinking or None,
+            finish_reason=getattr(response, "stop_reason", None),
         )

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Self
 
@@ -34,9 +37,32 @@ class GenerationParams:
 
 @dataclass
 class ModelResponse:
+    """A model's reply. Beside the text and usage, what the provider says about how it answered,
+    when it says it: `reasoning_tokens` (tokens spent on hidden reasoning, part of the output tokens),
+    `reasoning` (reasoning text a server returns beside the answer) and `finish_reason`."""
+
     text: str
     usage: Usage = field(default_factory=Usage)
     cached: bool = False
+    reasoning_tokens: int | None = None
+    reasoning: str | None = None
+    finish_reason: str | None = None
+
+
+# What a model call is for, as the run's calls file and usage breakdown record it: "act" (a seat's
+# reply), "caption" (a captioner describing an image), or a label an agent chooses. A context
+# variable, so an agent labels its calls without any change to the models it was given.
+CALL_PURPOSE: ContextVar[str] = ContextVar("playbench_call_purpose", default="act")
+
+
+@contextmanager
+def call_purpose(purpose: str) -> Iterator[None]:
+    """Label the model calls made inside the block: `with call_purpose("memory"): ...`."""
+    token = CALL_PURPOSE.set(str(purpose))
+    try:
+        yield
+    finally:
+        CALL_PURPOSE.reset(token)
 
 
 class ModelError(Exception):

@@ -2,7 +2,9 @@
 
 The file holds the replies, served in order and cycling back to the first after the last:
 - `*.jsonl`: one JSON value per line, either a string (the reply) or an object
-  `{"reply": "...", "input_tokens": N, "output_tokens": N}` (the token counts are optional);
+  `{"reply": "...", "input_tokens": N, "output_tokens": N, "reasoning_tokens": N, "reasoning": "..."}`
+  (everything but the reply is optional; reasoning stands for what a reasoning model returns beside
+  its answer, and is recorded in the run's calls file);
 - any other name: plain text, one reply per line (blank lines are skipped, so a reply that spans
   several lines, or an empty reply, needs JSONL).
 
@@ -33,7 +35,7 @@ from playbench.core.types import TextPart, Usage
 from playbench.models.base import ChatModel, GenerationParams, Message, ModelError, ModelResponse
 
 OPTIONS = ("delay", "jitter", "seed")
-REPLY_KEYS = ("reply", "input_tokens", "output_tokens")
+REPLY_KEYS = ("reply", "input_tokens", "output_tokens", "reasoning_tokens", "reasoning")
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class MockReply:
     text: str
     input_tokens: int | None = None
     output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    reasoning: str | None = None
 
 
 def estimate_tokens(text: str) -> int:
@@ -93,13 +97,16 @@ def _reply_from_json(value: Any, where: str) -> MockReply:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (accepted: {', '.join(REPLY_KEYS)})")
     if not isinstance(value.get("reply"), str):
         raise ConfigError(f"{where}: 'reply' must be a string")
-    counts = {}
-    for key in ("input_tokens", "output_tokens"):
+    counts: dict[str, Any] = {}
+    for key in ("input_tokens", "output_tokens", "reasoning_tokens"):
         n = value.get(key)
         if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
             raise ConfigError(f"{where}: '{key}' must be an integer >= 0 (got {n!r})")
         counts[key] = n
-    return MockReply(value["reply"], **counts)
+    reasoning = value.get("reasoning")
+    if reasoning is not None and not isinstance(reasoning, str):
+        raise ConfigError(f"{where}: 'reasoning' must be a string")
+    return MockReply(value["reply"], reasoning=reasoning, **counts)
 
 
 def load_replies(path: str | Path) -> list[MockReply]:
@@ -189,7 +196,13 @@ class MockModel(ChatModel):
             reply.output_tokens if reply.output_tokens is not None else estimate_tokens(reply.text)
         )
         usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens, calls=1, cost=0.0)
-        return ModelResponse(text=reply.text, usage=usage)
+        return ModelResponse(
+            text=reply.text,
+            usage=usage,
+            reasoning_tokens=reply.reasoning_tokens,
+            reasoning=reply.reasoning,
+            finish_reason="stop",
+        )
 
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {

@@ -89,8 +89,16 @@ class OpenAIModel(RemoteChatModel):
         # A refusal comes back in its own field with empty content; the task should still see it.
         text = message.content or getattr(message, "refusal", None) or ""
         usage = response.usage
+        details = getattr(usage, "completion_tokens_details", None) if usage is not None else None
+        reasoning_tokens = getattr(details, "reasoning_tokens", None)
+        # reasoning text beside the answer: vLLM/SGLang reasoning parsers (`reasoning_content`), OpenRouter
+        # and others (`reasoning`); absent from OpenAI's own API, which only counts the tokens
+        reasoning = getattr(message, "reasoning_content", None) or getattr(message, "reasoning", None)
         return _Reply(
             text=text,
             input_tokens=usage.prompt_tokens if usage is not None else None,
             output_tokens=usage.completion_tokens if usage is not None else None,
+            reasoning_tokens=reasoning_tokens if isinstance(reasoning_tokens, int) else None,
+            reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+            finish_reason=getattr(response.choices[0], "finish_reason", None),
         )

@@ -76,6 +76,9 @@ class _Reply:
     text: str
     input_tokens: int | None
     output_tokens: int | None
+    reasoning_tokens: int | None = None
+    reasoning: str | None = None
+    finish_reason: str | None = None
 
 
 @dataclass
@@ -341,7 +344,13 @@ class RemoteChatModel(ChatModel):
             cost=cost,
             retries=attempt - 1,
         )
-        return ModelResponse(text=reply.text, usage=usage)
+        return ModelResponse(
+            text=reply.text,
+            usage=usage,
+            reasoning_tokens=reply.reasoning_tokens,
+            reasoning=reply.reasoning,
+            finish_reason=reply.finish_reason,
+        )
 
     def _error(self, failure: _Failure, attempts: int) -> ModelError:
         tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"

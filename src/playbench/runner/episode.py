@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
 import traceback
@@ -16,7 +17,8 @@ from playbench.core.registry import make_task
 from playbench.core.task import EpisodeContext, Task, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import Usage
-from playbench.models.base import ModelError
+from playbench.models.base import ChatModel, ModelError
+from playbench.runner.calls import CALLS_SUFFIX, CallRecorder
 from playbench.runner.model_pool import ModelPool
 from playbench.runner.reader import EpisodeKey, key_filename
 
@@ -32,6 +34,7 @@ class EpisodeJob:
     trial: int
     seed: int
     agents: dict[str, dict[str, Any]]  # role (or "*" for every role) -> AgentSpec as a dict
+    record_calls: bool = True  # write every model call beside the trajectory (off: --no-calls)
 
     @property
     def instance_id(self) -> str:
@@ -56,22 +59,37 @@ class EpisodeOutput:
     record: dict[str, Any]
     steps: list[dict[str, Any]] = field(default_factory=list)
     images: dict[str, bytes] = field(default_factory=dict)  # file name inside the episode folder -> PNG
+    calls: list[dict[str, Any]] = field(default_factory=list)  # the calls file's lines
 
 
 def _oracle_for(task: Task, role: str) -> Callable[[], str | None]:
     return lambda: task.oracle_action(role)
 
 
-AgentFactory = Callable[[AgentSpec, str], Agent | None]
+AgentFactory = Callable[..., Agent | None]
+
+
+def _supplied_agent(
+    make_agent: AgentFactory, spec: AgentSpec, role: str, get_model: Callable[[str], ChatModel]
+) -> Agent | None:
+    """`make_agent(spec, role, get_model)`, or `make_agent(spec, role)` for a factory that takes no
+    `get_model` (whose models' calls then go unrecorded)."""
+    try:
+        takes_models = len(inspect.signature(make_agent).parameters) >= 3
+    except (TypeError, ValueError):
+        takes_models = False
+    return make_agent(spec, role, get_model) if takes_models else make_agent(spec, role)
 
 
 async def run_episode(
     job: EpisodeJob, models: ModelPool, save_images: bool = True, make_agent: AgentFactory | None = None
 ) -> EpisodeOutput:
-    """Play one episode. `make_agent(spec, role)` may supply an agent for a seat (the web app's
-    browser-backed human); returning None builds the agent from its spec as usual."""
+    """Play one episode. `make_agent(spec, role[, get_model])` may supply an agent for a seat (the web
+    app's browser-backed human); returning None builds the agent from its spec as usual. Every seat's
+    models come through `get_model`, which records their calls (`runner/calls.py`)."""
     started = time.perf_counter()
     stem = key_filename(job.key)
+    recorder = CallRecorder(stem, record=job.record_calls)
     steps: list[dict[str, Any]] = []
     images: dict[str, bytes] = {}
     usage = Usage()
@@ -82,15 +100,17 @@ async def run_episode(
     role_labels: dict[str, str] = {}
     instructed: set[str] = set()
     agents: dict[str, Agent] = {}
+    last_step: int | None = None  # the task's step count, carried over turns that do not report it
     try:
         task = make_task(job.task_id, **job.task_options)
         task.reset(task.load_instance(job.instance))
         for role in task.roles:
             spec = job.agent_for(role)
             role_labels[role] = spec.label
-            agent = make_agent(spec, role) if make_agent is not None else None
+            get_model = recorder.getter(role, models.get)
+            agent = _supplied_agent(make_agent, spec, role, get_model) if make_agent is not None else None
             if agent is None:
-                agent = build_agent(spec, models.get)
+                agent = build_agent(spec, get_model)
             ctx = EpisodeContext(
                 task_id=job.task_id,
                 instance_id=job.instance_id,
@@ -106,6 +126,8 @@ async def run_episode(
                 raise PlaybenchError(f"{job.task_id} did not end after {HARD_STEP_LIMIT} steps")
             role = task.current_role()
             obs = task.observe(role)
+            recorder.turn = len(steps) + 1
+            calls_before = len(recorder.calls)
             try:
                 action = await agents[role].act(obs)
             except AgentStopped:
@@ -122,9 +144,13 @@ async def run_episode(
                 image_refs.append({"file": f"{stem}/{name}", "label": image.label})
             first_turn = role not in instructed
             instructed.add(role)
+            task_step = result.info.get("step")
+            if isinstance(task_step, int) and not isinstance(task_step, bool):
+                last_step = task_step
             steps.append(
                 StepRecord(
-                    step=len(steps) + 1,
+                    turn=len(steps) + 1,
+                    step=last_step,
                     role=role,
                     observation=obs.text,
                     images=image_refs,
@@ -138,6 +164,7 @@ async def run_episode(
                     feedback=result.feedback,
                     info=_jsonable(result.info),
                     usage=action.usage.to_dict(),
+                    calls=len(recorder.calls) - calls_before,
                     instructions=obs.instructions if first_turn else None,
                 ).to_dict()
             )
@@ -148,14 +175,15 @@ async def run_episode(
         error = str(exc)
     except Exception as exc:  # a bug in a task or agent must not take the whole run down
         error = f"{type(exc).__name__}: {exc}"
-        steps.append({"step": len(steps) + 1, "error": error, "traceback": traceback.format_exc()})
+        steps.append({"turn": len(steps) + 1, "error": error, "traceback": traceback.format_exc()})
     for agent in agents.values():
         try:
             await agent.close()
         except Exception as exc:  # cleaning up must not lose the episode
             error = error or f"closing the agent failed: {type(exc).__name__}: {exc}"
 
-    success, n_steps, metrics, optimal = False, len(steps), {}, job.instance.get("optimal_steps")
+    turns = sum(1 for s in steps if "role" in s)  # a crash's traceback line is not a turn
+    success, n_steps, metrics, optimal = False, turns, {}, job.instance.get("optimal_steps")
     termination: str = Termination.UNFINISHED
     if task is not None:
         try:
@@ -181,16 +209,23 @@ async def run_episode(
         roles=role_labels,
         success=bool(success),
         steps=int(n_steps),
+        turns=turns,
         optimal_steps=optimal,
         metrics=metrics,
         termination=str(termination),
         error=error,
         usage=usage.to_dict(),
         usage_by_role={role: u.to_dict() for role, u in usage_by_role.items()},
+        usage_by_model=recorder.usage_by_model(),
+        usage_breakdown=recorder.usage_breakdown(),
         duration_s=round(time.perf_counter() - started, 4),
         trajectory=f"trajectories/{stem}.jsonl",
+        calls=f"trajectories/{stem}{CALLS_SUFFIX}" if job.record_calls else None,
     ).to_dict()
-    return EpisodeOutput(record=record, steps=steps, images=images)
+    if save_images:
+        for name, png in recorder.images.items():
+            images.setdefault(name, png)
+    return EpisodeOutput(record=record, steps=steps, images=images, calls=recorder.calls)
 
 
 def _jsonable(info: dict[str, Any]) -> dict[str, Any]:

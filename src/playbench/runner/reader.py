@@ -3,13 +3,14 @@ and the resume path. Reading never writes: a torn last line (a line a live run i
 one a machine crash cut) is skipped, not repaired; a malformed line or file becomes a warning.
 
 The directory's layout (docs/DESIGN.md, "Runner and outputs"): `episodes.jsonl`, one JSON object per
-finished episode (the last line of a key wins); `trajectories/<key>.jsonl`, one line per step;
-`config.json`; `summary.json`.
+finished episode (the last line of a key wins); `trajectories/<key>.jsonl`, one line per turn;
+`trajectories/<key>.calls.jsonl`, one line per model call; `config.json`; `summary.json`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -63,6 +64,34 @@ def resolve_inside(base: Path, rel: str) -> Path | None:
     if not candidate.is_relative_to(base) or candidate == base or not candidate.is_file():
         return None
     return candidate
+
+
+# How deep below a folder run directories are looked for (a sweep's cells are one level down).
+FIND_DEPTH = 4
+_NO_RUNS_BELOW = {TRAJECTORIES, "__pycache__", ".git", ".venv", "node_modules"}
+
+
+def find_runs(folder: str | Path, depth: int = FIND_DEPTH) -> list[Path]:
+    """`folder` itself when it is a run directory, else every run directory (a folder holding
+    episodes.jsonl) at most `depth` levels below it, sorted; symlinked folders are not followed."""
+    root = Path(folder)
+    if (root / EPISODES).is_file():
+        return [root]
+    found: list[Path] = []
+    if not root.is_dir():
+        return found
+    base = len(root.parts)
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        if EPISODES in filenames and here != root:
+            found.append(here)
+            dirnames[:] = []  # a run's own folders hold no further runs
+            continue
+        if len(here.parts) - base >= depth:
+            dirnames[:] = []
+        else:
+            dirnames[:] = sorted(d for d in dirnames if d not in _NO_RUNS_BELOW and not d.startswith("."))
+    return sorted(found, key=lambda p: natural_key(str(p)))
 
 
 class RunReader:
@@ -132,32 +161,53 @@ class RunReader:
         return self.json_with_warning(CONFIG)[0]
 
     def trajectory(self, record: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
-        """The episode's step records, or none with a warning when the file is missing or unreadable."""
+        """The episode's turn records, or none with a warning when the file is missing or unreadable.
+        A run written before turns were named has `step` as the line's position: it becomes `turn`, and
+        `step` the task's count from the line's `info` where it has one."""
         rel = record.get("trajectory")
         if not isinstance(rel, str):
             rel = f"{TRAJECTORIES}/{key_filename(record_key(record))}.jsonl"
+        steps, warnings = self._jsonl(rel, "trajectory")
+        for index, step in enumerate(steps, 1):
+            if "turn" not in step:
+                step["turn"] = step.get("step", index)
+                task_step = (
+                    (step.get("info") or {}).get("step") if isinstance(step.get("info"), dict) else None
+                )
+                step["step"] = task_step if isinstance(task_step, int) else None
+        return steps, warnings
+
+    def calls(self, record: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+        """The episode's model calls (the calls file), or none: with a warning when the record names a
+        file that is missing or unreadable, silently when it names none (`--no-calls`, older runs)."""
+        rel = record.get("calls")
+        if not isinstance(rel, str):
+            return [], []
+        return self._jsonl(rel, "calls file")
+
+    def _jsonl(self, rel: str, what: str) -> tuple[list[dict[str, Any]], list[str]]:
         path = resolve_inside(self.path, rel)
         if path is None:
-            return [], [f"the trajectory file of this episode ({rel}) is not in the run directory"]
-        steps: list[dict[str, Any]] = []
+            return [], [f"the {what} of this episode ({rel}) is not in the run directory"]
+        lines: list[dict[str, Any]] = []
         warnings: list[str] = []
         try:
             text = path.read_text(errors="replace")
         except OSError as exc:
-            return [], [f"cannot read the trajectory: {exc.strerror or exc}"]
+            return [], [f"cannot read the {what}: {exc.strerror or exc}"]
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:
-                step = json.loads(line)
+                item = json.loads(line)
             except json.JSONDecodeError:
-                warnings.append(f"trajectory line {number} is not JSON and was skipped")
+                warnings.append(f"{what} line {number} is not JSON and was skipped")
                 continue
-            if isinstance(step, dict):
-                steps.append(step)
+            if isinstance(item, dict):
+                lines.append(item)
             else:
-                warnings.append(f"trajectory line {number} is not an object and was skipped")
-        return steps, warnings
+                warnings.append(f"{what} line {number} is not an object and was skipped")
+        return lines, warnings
 
     def load(self, name: str | None = None) -> dict[str, Any]:
         """The run as reports use it: path, name, config, summary (recomputed from the records, so a

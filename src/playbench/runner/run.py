@@ -41,6 +41,7 @@ class RunConfig:
     task_options: dict[str, Any] = field(default_factory=dict)  # "key" or "task/id:key" -> value
     models: ModelSettings = field(default_factory=ModelSettings)
     save_images: bool = True
+    save_calls: bool = True  # every model call's request and response beside the trajectory
     retry_errors: bool = True  # an errored episode runs again on resume; its last record wins
     instance_ids: list[str] | None = None  # play only these instances of the set
     preset: str | None = None  # the paper preset this run follows (`playbench reproduce`)
@@ -49,6 +50,20 @@ class RunConfig:
         data = asdict(self)
         data["agents"] = {role: spec.to_dict() for role, spec in self.agents.items()}
         return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        """The configuration a run directory's config.json holds under "run" (unknown keys ignored)."""
+        known = {f for f in cls.__dataclass_fields__}
+        values = {k: v for k, v in data.items() if k in known}
+        values["agents"] = {
+            role: AgentSpec.from_dict(spec) for role, spec in (data.get("agents") or {}).items()
+        }
+        settings = data.get("models") or {}
+        values["models"] = ModelSettings(
+            **{k: v for k, v in settings.items() if k in ModelSettings.__dataclass_fields__}
+        )
+        return cls(**values)
 
 
 def options_for_tasks(specs: list[TaskSpec], options: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -103,7 +118,9 @@ def plan(config: RunConfig) -> tuple[list[EpisodeJob], dict[str, dict[str, Any]]
         for instance in instances:
             data = instance.model_dump(mode="json")
             for trial in range(config.trials):
-                jobs.append(EpisodeJob(spec.id, routed[spec.id], data, trial, config.seed, agents))
+                jobs.append(
+                    EpisodeJob(spec.id, routed[spec.id], data, trial, config.seed, agents, config.save_calls)
+                )
     return jobs, routed
 
 

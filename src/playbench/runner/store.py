@@ -1,7 +1,7 @@
 """The run directory: append-only episodes.jsonl, per-episode trajectories, config and summary.
 
-Crash safety: an episode's trajectory and images are written first (trajectory via a temporary
-file and an atomic rename), then its one line is appended to episodes.jsonl with a single
+Crash safety: an episode's images, calls file and trajectory are written first (the JSONL files via a
+temporary file and an atomic rename), then its one line is appended to episodes.jsonl with a single
 `write` on an O_APPEND descriptor. A kill at any moment leaves either no line (the episode runs
 again on resume, overwriting its files) or a whole line. A torn last line, which only a crash of
 the machine itself could leave, is cut off when the directory is opened for writing (readers skip it).
@@ -94,12 +94,18 @@ class RunStore:
                 target = folder / name
                 if not target.exists():
                     target.write_bytes(png)
-        tmp = traj_path.with_suffix(".jsonl.tmp")
-        with open(tmp, "w") as fh:
-            for step in output.steps:
-                fh.write(json.dumps(step, ensure_ascii=False) + "\n")
-        os.replace(tmp, traj_path)
+        if rec.get("calls"):
+            self._write_lines(self.out / rec["calls"], output.calls)
+        self._write_lines(traj_path, output.steps)
         self.append(rec)
+
+    @staticmethod
+    def _write_lines(path: Path, lines: list[dict[str, Any]]) -> None:
+        """A JSONL file written whole: a temporary file, then an atomic rename."""
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "w") as fh:
+            fh.write("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+        os.replace(tmp, path)
 
     def append(self, record: dict[str, Any]) -> None:
         line = (json.dumps(record, ensure_ascii=False) + "\n").encode()

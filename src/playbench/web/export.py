@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from playbench.runner.reader import RunReader
 from playbench.web import render
 from playbench.web.library import episode_id, read_trajectory, record_sort_key, resolve_inside
 
@@ -71,18 +72,27 @@ def build_html(runs: list[dict[str, Any]], budget: int = REPLAY_BUDGET_BYTES) ->
     runs = _prepared(runs)
     images = _Images()
     included: dict[str, set[str]] = {run["rid"]: set() for run in runs}
-    views: list[tuple[dict[str, Any], str, dict[str, Any], list[dict[str, Any]], list[str]]] = []
+    views: list[
+        tuple[dict[str, Any], str, dict[str, Any], list[dict[str, Any]], list[str], list[dict[str, Any]]]
+    ] = []
     used = 0
     skipped = 0
     for run in runs:
         for record in run["records"]:
             steps, warnings = read_trajectory(Path(run["path"]), record)
+            calls, call_warnings = RunReader(Path(run["path"])).calls(record)
+            warnings += call_warnings
             pending: dict[str, str] = {}
-            size = sum(len(str(s)) for s in steps)
+            size = sum(len(str(s)) for s in steps) + sum(len(str(c)) for c in calls)
             for step in steps:
                 for image in step.get("images") or []:
                     if isinstance(image, dict) and isinstance(image.get("file"), str):
                         images.reference(run, image["file"], pending)
+            for call in calls:
+                for message in (call.get("request") or {}).get("messages") or []:
+                    for part in message.get("content") or [] if isinstance(message, dict) else []:
+                        if isinstance(part, dict) and isinstance(part.get("file"), str):
+                            images.reference(run, part["file"], pending)
             size += sum(len(v) for v in pending.values())
             if used + size > budget:
                 skipped += 1
@@ -91,7 +101,7 @@ def build_html(runs: list[dict[str, Any]], budget: int = REPLAY_BUDGET_BYTES) ->
             images.data.update(pending)
             eid = episode_id(record)
             included[run["rid"]].add(eid)
-            views.append((run, eid, record, steps, warnings))
+            views.append((run, eid, record, steps, warnings, calls))
 
     def episode_link(run: dict[str, Any], eid: str) -> str | None:
         return f"#ep-{run['rid']}-{eid}" if eid in included[run["rid"]] else None
@@ -103,7 +113,7 @@ def build_html(runs: list[dict[str, Any]], budget: int = REPLAY_BUDGET_BYTES) ->
     )
 
     pages = []
-    for run, eid, record, steps, warnings in views:
+    for run, eid, record, steps, warnings, calls in views:
         order = [episode_id(r) for r in run["records"] if episode_id(r) in included[run["rid"]]]
         at = order.index(eid)
         prev_href = episode_link(run, order[at - 1]) if at > 0 else None
@@ -112,7 +122,7 @@ def build_html(runs: list[dict[str, Any]], budget: int = REPLAY_BUDGET_BYTES) ->
             f'<section class="episode-page" id="ep-{run["rid"]}-{eid}" hidden>'
             f'<p class="crumbs"><a href="#run-{run["rid"]}">&larr; {render.esc(run["name"])}</a> · episode '
             f"{at + 1} of {len(order)}</p>"
-            + render.episode_view(run, record, steps, links, prev_href, next_href, warnings)
+            + render.episode_view(run, record, steps, links, prev_href, next_href, warnings, calls)
             + "</section>"
         )
 
@@ -138,6 +148,7 @@ def build_html(runs: list[dict[str, Any]], budget: int = REPLAY_BUDGET_BYTES) ->
         f"<h2>Results</h2>{render.headline_table(runs, links)}{render.paper_block(runs)}"
         f"{'<h2>Plots</h2>' if plot_list else ''}{render.plots_block(plot_list)}"
         f"<h2>{'Metrics side by side' if len(runs) > 1 else 'All metrics'}</h2>{render.metrics_side_by_side(runs)}"
+        f"{render.usage_block(runs)}"
         f"{side_by_side}{run_sections}</section>"
     )
     css = render.static_text("app.css")

@@ -359,7 +359,8 @@ def record_block(record: dict[str, Any]) -> str:
         ("model", record.get("model")),
         ("roles", ", ".join(f"{k}: {v}" for k, v in (record.get("roles") or {}).items()) or None),
         ("success", _success_text(record)),
-        ("steps", record.get("steps")),
+        ("steps (the task's count)", record.get("steps")),
+        ("turns (every seat's moves)", record.get("turns")),
         ("optimal steps", record.get("optimal_steps")),
         ("termination", record.get("termination")),
         ("error", record.get("error")),
@@ -381,7 +382,60 @@ def record_block(record: dict[str, Any]) -> str:
         f"<tr><th scope=row>{esc(k)}</th><td>{_metric_value(v)}</td></tr>" for k, v in metrics.items()
     )
     metrics_html = f'<table class="metrics small"><tbody>{metric_rows}</tbody></table>' if metric_rows else ""
-    return f'<div class="record"><dl>{rows}</dl>{metrics_html}</div>'
+    breakdown = record.get("usage_breakdown") or []
+    usage_html = usage_table(breakdown, "Model calls per seat and model") if breakdown else ""
+    return f'<div class="record"><dl>{rows}</dl>{metrics_html}</div>{usage_html}'
+
+
+USAGE_COLUMNS = (
+    ("seat", "role"),
+    ("purpose", "purpose"),
+    ("model", "model"),
+    ("calls", "calls"),
+    ("failed", "failed_calls"),
+    ("input tokens", "input_tokens"),
+    ("output tokens", "output_tokens"),
+    ("reasoning tokens", "reasoning_tokens"),
+    ("retries", "retries"),
+    ("cost", "cost"),
+    ("latency (s)", "latency_s"),
+)
+
+
+def usage_table(rows: list[dict[str, Any]], caption: str, group: str | None = None) -> str:
+    """Usage rows (seat, purpose, model, calls, tokens, cost, ...) as a table; with `group`, a first
+    column of that name shows each row's "group" value (e.g. the run and task)."""
+    head = ([group] if group else []) + [label for label, _ in USAGE_COLUMNS]
+    body = []
+    for u in rows:
+        cells = [u.get("group")] if group else []
+        for _, key in USAGE_COLUMNS:
+            value = u.get(key)
+            if key == "cost":
+                value = "unknown" if key in u and value is None else f"${value or 0:.4f}"
+            elif value is None:
+                value = "–"
+            cells.append(value)
+        body.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
+    return (
+        f'<div class="scroll"><table class="usage small"><caption>{esc(caption)}</caption><thead><tr>'
+        + "".join(f"<th>{esc(h)}</th>" for h in head)
+        + f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+def usage_block(runs: list[dict[str, Any]]) -> str:
+    """Usage and cost per seat, purpose and model for every task of the runs."""
+    rows = []
+    for run in runs:
+        for entry in run["summary"].get("tasks", {}).values():
+            label = f"{run['name']} · {entry.get('task')} · {entry.get('agent')}"
+            rows += [{**u, "group": label} for u in entry.get("usage_breakdown") or []]
+    if not rows:
+        return ""
+    return "<h2>Usage per seat and model</h2>" + usage_table(
+        rows, "calls, tokens and cost", "run · task · agent"
+    )
 
 
 def _metric_value(value: Any) -> str:
@@ -403,9 +457,17 @@ def _field(label: str, value: Any, pre: bool = False, cls: str = "") -> str:
     return f'<div class="field"><div class="label">{esc(label)}</div>{body}</div>'
 
 
-def step_block(run: dict[str, Any], step: dict[str, Any], index: int, links: Links, multi_role: bool) -> str:
+def step_block(
+    run: dict[str, Any],
+    step: dict[str, Any],
+    index: int,
+    links: Links,
+    multi_role: bool,
+    calls: list[dict[str, Any]] | None = None,
+) -> str:
     vclass = _validity_class(step)
-    number = step.get("step", index)
+    turn = step.get("turn", index)
+    task_step = step.get("step") if "turn" in step else None
     role = f'<span class="role">{esc(step.get("role"))}</span>' if multi_role and step.get("role") else ""
     verdict = "error" if step.get("error") else (step.get("validity") or "")
     figures = []
@@ -419,10 +481,20 @@ def step_block(run: dict[str, Any], step: dict[str, Any], index: int, links: Lin
         )
     images = f'<div class="images">{"".join(figures)}</div>' if figures else ""
     raw = step.get("raw_output")
-    left = _field("observation", step.get("observation"), pre=True, cls="obs") + (
-        _field("feedback shown with it", step.get("feedback_before"), pre=True)
-        if step.get("feedback_before")
+    instructions = (
+        '<details class="instructions"><summary>instructions given to this seat</summary>'
+        f"<pre>{esc(step['instructions'])}</pre></details>"
+        if step.get("instructions")
         else ""
+    )
+    left = (
+        instructions
+        + _field("observation", step.get("observation"), pre=True, cls="obs")
+        + (
+            _field("feedback shown with it", step.get("feedback_before"), pre=True)
+            if step.get("feedback_before")
+            else ""
+        )
     )
     right = (
         _field(
@@ -445,10 +517,90 @@ def step_block(run: dict[str, Any], step: dict[str, Any], index: int, links: Lin
         )
         + _usage_field(step.get("usage"))
     )
+    where = f" · step {esc(task_step)}" if task_step is not None else ""
     return (
         f'<article class="step" id="step-{index}" data-index="{index}">'
-        f'<h3>Step {esc(number)} {role}<span class="badge v-{vclass}">{esc(verdict)}</span></h3>'
-        f'{images}<div class="cols"><div class="col">{left}</div><div class="col">{right}</div></div></article>'
+        f'<h3>Turn {esc(turn)}{where} {role}<span class="badge v-{vclass}">{esc(verdict)}</span></h3>'
+        f'{images}<div class="cols"><div class="col">{left}</div><div class="col">{right}</div></div>'
+        f"{calls_block(run, calls or [], links)}</article>"
+    )
+
+
+def calls_block(run: dict[str, Any], calls: list[dict[str, Any]], links: Links, title: str = "") -> str:
+    """A turn's model calls, each folded: the request's messages (images load when opened), the response."""
+    if not calls:
+        return ""
+    items = "".join(call_html(run, call, links) for call in calls)
+    heading = title or f"model calls of this turn ({len(calls)})"
+    return f'<section class="calls"><h4>{esc(heading)}</h4>{items}</section>'
+
+
+def _call_summary(call: dict[str, Any]) -> str:
+    usage = call.get("usage") if isinstance(call.get("usage"), dict) else {}
+    facts = [
+        f"call {call.get('call')}",
+        str(call.get("role") or ""),
+        str(call.get("purpose") or ""),
+        str(call.get("model") or ""),
+        f"{usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out",
+    ]
+    if usage.get("reasoning_tokens") is not None:
+        facts.append(f"{usage['reasoning_tokens']} reasoning")
+    if isinstance(call.get("latency_s"), int | float):
+        facts.append(f"{call['latency_s']:.2f} s")
+    if call.get("retries"):
+        facts.append(f"{call['retries']} retries")
+    if call.get("cached"):
+        facts.append("cached")
+    if call.get("error"):
+        facts.append("failed")
+    return " · ".join(f for f in facts if f)
+
+
+def call_html(run: dict[str, Any], call: dict[str, Any], links: Links) -> str:
+    request = call.get("request") if isinstance(call.get("request"), dict) else {}
+    messages = []
+    for message in request.get("messages") or []:
+        if not isinstance(message, dict):
+            continue
+        parts = []
+        for part in message.get("content") or []:
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "image" and isinstance(part.get("file"), str):
+                label = part.get("label") or "image"
+                parts.append(
+                    f'<figure><img data-src="{esc(links.image(run, part["file"]))}" alt="{esc(label)}" '
+                    f'decoding="async"><figcaption>{esc(label)}</figcaption></figure>'
+                )
+            else:
+                parts.append(f"<pre>{esc(part.get('text'))}</pre>")
+        role = esc(message.get("role"))
+        messages.append(f'<div class="msg m-{role}"><div class="label">{role}</div>{"".join(parts)}</div>')
+    response = call.get("response") if isinstance(call.get("response"), dict) else None
+    reply = ""
+    if response is not None:
+        reasoning = (
+            f"<details><summary>reasoning</summary><pre>{esc(response['reasoning'])}</pre></details>"
+            if response.get("reasoning")
+            else ""
+        )
+        finish = f" ({esc(response['finish_reason'])})" if response.get("finish_reason") else ""
+        reply = (
+            f'<div class="msg m-response"><div class="label">response{finish}</div>{reasoning}'
+            f"<pre>{esc(response.get('text'))}</pre></div>"
+        )
+    if call.get("error"):
+        reply += (
+            '<div class="msg m-error"><div class="label">error</div>'
+            f'<pre class="err">{esc(call["error"])}</pre></div>'
+        )
+    params = request.get("params")
+    params_html = f'<p class="muted">parameters: {esc(json.dumps(params))}</p>' if params else ""
+    failed = " failed" if call.get("error") else ""
+    return (
+        f'<details class="call{failed}"><summary>{esc(_call_summary(call))}</summary>'
+        f"{params_html}{''.join(messages)}{reply}</details>"
     )
 
 
@@ -466,14 +618,21 @@ def episode_view(
     prev_href: str | None = None,
     next_href: str | None = None,
     warnings: Iterable[str] = (),
+    calls: list[dict[str, Any]] | None = None,
 ) -> str:
-    """The replay of one episode: its record, a stepper with a validity timeline, and every step
-    (the script shows one at a time and loads a step's images only when it is shown)."""
+    """The replay of one episode: its record, a stepper over its turns with a validity timeline, and
+    every turn with its model calls (the script shows one turn at a time and loads its images only
+    when it is shown)."""
     n = len(steps)
+    by_turn: dict[Any, list[dict[str, Any]]] = {}
+    for call in calls or []:
+        by_turn.setdefault(call.get("turn"), []).append(call)
+    turns = {s.get("turn", i) for i, s in enumerate(steps, 1)}
+    outside = [c for t, group in by_turn.items() if t not in turns for c in group]
     multi_role = len({s.get("role") for s in steps if s.get("role")}) > 1
     ticks = "".join(
         f'<a href="#s={i}" class="tick v-{_validity_class(s)}" data-goto="{i}" '
-        f'title="step {esc(s.get("step", i))}: {esc(_validity_class(s))}"></a>'
+        f'title="turn {esc(s.get("turn", i))}: {esc(_validity_class(s))}"></a>'
         for i, s in enumerate(steps, 1)
     )
     episode_nav = "".join(
@@ -487,25 +646,30 @@ def episode_view(
         ]
     )
     stepper = (
-        '<nav class="stepper" aria-label="steps">'
-        '<button type=button data-go="first" title="first step (Home)">|&#x25C0;</button>'
-        '<button type=button data-go="prev" title="previous step (&larr; or k)">&#x25C0;</button>'
-        f'<label>step <input type=number data-step-input min=1 max="{n}" value=1> of <span data-total>{n}</span></label>'
-        '<button type=button data-go="next" title="next step (&rarr; or j)">&#x25B6;</button>'
-        '<button type=button data-go="last" title="last step (End)">&#x25B6;|</button>'
-        f'<input type=range data-step-range min=1 max="{n}" value=1 aria-label="step slider">'
-        '<span class="keys">keys: &larr;/&rarr; or j/k step, PgUp/PgDn &plusmn;10, Home/End, [ ] episode</span>'
+        '<nav class="stepper" aria-label="turns">'
+        '<button type=button data-go="first" title="first turn (Home)">|&#x25C0;</button>'
+        '<button type=button data-go="prev" title="previous turn (&larr; or k)">&#x25C0;</button>'
+        f'<label>turn <input type=number data-step-input min=1 max="{n}" value=1> of <span data-total>{n}</span></label>'
+        '<button type=button data-go="next" title="next turn (&rarr; or j)">&#x25B6;</button>'
+        '<button type=button data-go="last" title="last turn (End)">&#x25B6;|</button>'
+        f'<input type=range data-step-range min=1 max="{n}" value=1 aria-label="turn slider">'
+        '<span class="keys">keys: &larr;/&rarr; or j/k turn, PgUp/PgDn &plusmn;10, Home/End, [ ] episode</span>'
         "</nav>"
     )
-    body = "".join(step_block(run, s, i, links, multi_role) for i, s in enumerate(steps, 1))
+    body = "".join(
+        step_block(run, s, i, links, multi_role, by_turn.get(s.get("turn", i)))
+        for i, s in enumerate(steps, 1)
+    )
     if not steps:
-        body = '<p class="muted">No steps were recorded for this episode.</p>'
+        body = '<p class="muted">No turns were recorded for this episode.</p>'
         stepper, ticks = "", ""
+    # calls made before the first turn (while an agent set up) or in a turn that never finished (a failed call)
+    body += calls_block(run, outside, links, f"model calls outside a finished turn ({len(outside)})")
     title = f"{record.get('task')} · {record.get('instance_id')} · trial {record.get('trial')}"
     return (
         f'<section class="episode" data-episode data-steps="{n}"><h2>{esc(title)}</h2>'
         f'<div class="episode-nav">{episode_nav}</div>{warnings_block(warnings)}{record_block(record)}'
-        f'{stepper}<div class="timeline" aria-label="validity of every step">{ticks}</div>'
+        f'{stepper}<div class="timeline" aria-label="validity of every turn">{ticks}</div>'
         f'<div class="steps">{body}</div></section>'
     )
 

@@ -59,7 +59,7 @@ def run_page(rid: str, library: Library, plots: Plots) -> str:
         f"<h1>{render.esc(run['name'])}</h1>{render.warnings_block(run['warnings'])}{render.config_block(run)}"
         f"<h2>Results</h2>{render.headline_table([run], links)}{render.paper_block([run])}"
         f"{'<h2>Plots</h2>' if plot_list else ''}{render.plots_block(plot_list)}"
-        f"<h2>All metrics</h2>{render.metrics_side_by_side([run])}"
+        f"<h2>All metrics</h2>{render.metrics_side_by_side([run])}{render.usage_block([run])}"
         f"<h2>Episodes</h2>{render.episodes_table(run, links)}"
     )
     return render.layout(run["name"], body, active="/")
@@ -84,7 +84,7 @@ def compare(request: Request, library: Library, plots: Plots) -> str:
         + "".join(render.warnings_block(f"{r['name']}: {w}" for w in r["warnings"]) for r in runs)
         + f"<h2>Results</h2>{render.headline_table(runs, links)}{render.paper_block(runs)}"
         f"{'<h2>Plots</h2>' if plot_list else ''}{render.plots_block(plot_list)}"
-        f"<h2>Metrics side by side</h2>{render.metrics_side_by_side(runs)}"
+        f"<h2>Metrics side by side</h2>{render.metrics_side_by_side(runs)}{render.usage_block(runs)}"
         f"<h2>Episodes side by side</h2>{render.instances_side_by_side(runs, links)}"
     )
     return render.layout("Compare", body, active="/")
