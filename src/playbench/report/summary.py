@@ -31,12 +31,12 @@ def usage_of(data: dict[str, Any] | None) -> Usage:
 
 
 def add_usage(total: dict[str, Any], data: dict[str, Any] | None) -> dict[str, Any]:
-    """`total` plus one usage dict, as a usage dict; `reasoning_tokens` and `latency_s` add up too
-    when either side has them."""
+    """`total` plus one usage dict, as a usage dict; `reasoning_tokens`, `latency_s` and
+    `failed_calls` add up too when either side has them."""
     u = usage_of(total)
     u.add(usage_of(data))
     out = u.to_dict()
-    for extra, digits in (("reasoning_tokens", None), ("latency_s", 4)):
+    for extra, digits in (("reasoning_tokens", None), ("latency_s", 4), ("failed_calls", None)):
         values = [d.get(extra) for d in (total, data or {}) if isinstance(d.get(extra), int | float)]
         if values:
             out[extra] = round(sum(values), digits) if digits else sum(values)
