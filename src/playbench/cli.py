@@ -62,9 +62,25 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--sample", type=int, default=6, help="instances per per-step check (default 6)")
     check.add_argument("--fuzz", type=int, default=40, help="random replies per fuzz check (default 40)")
 
-    run = sub.add_parser("run", help="run episodes and write a run directory")
-    run.add_argument("tasks", nargs="+", metavar="TASK", help="task ids, or a suite name for all its tasks")
-    _add_run_options(run)
+    run = sub.add_parser("run", help="run episodes and write a run directory (or a sweep from a file)")
+    run.add_argument(
+        "tasks",
+        nargs="*",
+        metavar="TASK",
+        help="task ids, or a suite name for all its tasks (not with --config)",
+    )
+    run.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="a sweep file (YAML or TOML): a grid over models, seeds, task and agent options, one run per cell",
+    )
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the episodes, model calls, tokens and cost each run would take, and run nothing",
+    )
+    _add_run_options(run, agent_required=False, agent_note="required unless --config gives it")
 
     inst = sub.add_parser("instances", help="print a task's instances as JSONL")
     inst.add_argument("task", metavar="TASK")
@@ -118,13 +134,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_run_options(run: argparse.ArgumentParser, agent_required: bool = True) -> None:
+def _add_run_options(
+    run: argparse.ArgumentParser,
+    agent_required: bool = True,
+    agent_note: str = "default: the preset's (the paper's) agent",
+) -> None:
     run.add_argument(
         "--agent",
         required=agent_required,
         default=None,
         help="random | oracle | replay:FILE | human | llm | a suite's agent (playbench list)"
-        + ("" if agent_required else "; default: the preset's (the paper's) agent"),
+        + ("" if agent_required else f"; {agent_note}"),
     )
     run.add_argument(
         "--model",
@@ -399,9 +419,13 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
 
 
 def execute_with_progress(
-    configs: Any, argv: list[str] | None = None, label: str | None = None
+    configs: Any,
+    argv: list[str] | None = None,
+    label: str | None = None,
+    labels: list[str] | None = None,
+    shared_concurrency: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Run one configuration or several at once (a model sweep), with a progress bar each."""
+    """Run one configuration or several at once (a sweep), with a progress bar each."""
     from playbench.runner.run import execute_many
 
     configs = configs if isinstance(configs, list) else [configs]
@@ -428,9 +452,12 @@ def execute_with_progress(
 
         return on_progress
 
-    callbacks = [tracker(label or c.out) for c in configs]
+    names = labels or [label or c.out for c in configs]
+    callbacks = [tracker(name) for name in names]
     with progress:
-        summaries = asyncio.run(execute_many(configs, on_progress=callbacks, argv=argv))
+        summaries = asyncio.run(
+            execute_many(configs, on_progress=callbacks, argv=argv, shared_concurrency=shared_concurrency)
+        )
     for config, summary in zip(configs, summaries, strict=True):
         done_now = summary.get("run_this_time", 0)
         err_console.print(
@@ -479,11 +506,146 @@ def error_summary(configs: list[Any], summaries: list[dict[str, Any]], max_rate:
 def cmd_run(args: argparse.Namespace, argv: list[str]) -> int:
     from playbench.report.tables import load_run, print_table
 
+    if args.config:
+        return cmd_sweep(args, argv)
+    if not args.tasks:
+        raise ConfigError("playbench run needs TASK... (or --config FILE with a sweep)")
+    if args.agent is None:
+        raise ConfigError(
+            "playbench run needs --agent (random, oracle, replay:FILE, human, llm or a suite's agent)"
+        )
+    resolve(args.tasks)
     max_rate = check_error_rate(args.max_error_rate)
     configs = make_run_configs(args)
+    if args.dry_run:
+        print_plan(configs)
+        return 0
     summaries = execute_with_progress(configs, argv=["playbench", *argv])
     print_table([load_run(c.out) for c in configs])
     return error_summary(configs, summaries, max_rate)
+
+
+def _cli_tokens(argv: list[str]) -> list[str]:
+    """The `run` options given on the command line beside --config, without --config, --dry-run, --out."""
+    out, skip = [], False
+    for token in argv[1:] if argv and argv[0] == "run" else argv:
+        if skip:
+            skip = False
+            continue
+        name = token.split("=", 1)[0]
+        if name in ("--config", "--out") and "=" not in token:
+            skip = True
+            continue
+        if name in ("--config", "--out", "--dry-run"):
+            continue
+        out.append(token)
+    return out
+
+
+def cmd_sweep(args: argparse.Namespace, argv: list[str]) -> int:
+    """`playbench run --config FILE`: every cell of the file's grid as its own run, run together
+    (sharing `concurrency` episodes in flight and each provider's request budget), resumable."""
+    from playbench.report.tables import load_run, print_table
+    from playbench.runner import sweep as sweeps
+
+    if args.tasks:
+        raise ConfigError("with --config the tasks come from the sweep file; drop " + " ".join(args.tasks))
+    extra = _cli_tokens(argv)
+    for name in ("--model", "--seed"):
+        if any(t == name or t.startswith(name + "=") for t in extra):
+            raise ConfigError(f"with --config the sweep file lists the {name[2:]}s; {name} cannot be added")
+    plan = sweeps.load(args.config, out=args.out)
+    parser = build_parser()
+    configs, cell_args = [], []
+    for cell in plan.cells:
+        tokens = ["run", *plan.argv, *extra, *cell.argv, "--out", str(plan.out / cell.name)]
+        cell_namespace = parser.parse_args(tokens)
+        if cell_namespace.agent is None:
+            cell_namespace.agent = "llm"
+        resolve(cell_namespace.tasks)
+        check_error_rate(cell_namespace.max_error_rate)
+        (config,) = make_run_configs(cell_namespace)
+        configs.append(config)
+        cell_args.append(cell_namespace)
+    names = [c.name for c in plan.cells]
+    err_console.print(
+        f"sweep {plan.path}: {len(plan.cells)} cell(s) into {plan.out}/ ({', '.join(names[:6])}"
+        + (f", … {len(names) - 6} more" if len(names) > 6 else "")
+        + ")",
+        highlight=False,
+    )
+    if args.dry_run:
+        print_plan(configs, names)
+        return 0
+    sweeps.write_plan(plan)
+    concurrency = cell_args[0].concurrency
+    summaries = execute_with_progress(
+        configs, argv=["playbench", *argv], labels=names, shared_concurrency=concurrency
+    )
+    print_table([load_run(c.out) for c in configs])
+    err_console.print(f"playbench report {plan.out} writes the report of the whole sweep", highlight=False)
+    return error_summary(configs, summaries, cell_args[0].max_error_rate)
+
+
+def _count(x: float) -> str:
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if x >= size:
+            return f"{x / size:.1f}{unit}"
+    return f"{x:.0f}"
+
+
+def print_plan(configs: list[Any], names: list[str] | None = None) -> None:
+    """The dry run: per run and task the episodes planned, on record and to run, and for those to run
+    the model calls, tokens and cost (measured from finished episodes, else upper bounds)."""
+    from rich.table import Table
+
+    from playbench.runner.sweep import estimate
+
+    console = Console() if Console().is_terminal else Console(width=220)
+    table = Table(title="dry run: nothing is run (estimates for the episodes still to run)")
+    for col in (
+        "run",
+        "task",
+        "episodes",
+        "on record",
+        "to run",
+        "calls",
+        "input tokens",
+        "output tokens",
+        "cost",
+        "basis",
+    ):
+        table.add_column(col, overflow="fold")
+    totals = {"episodes": 0, "to_run": 0, "calls": 0.0, "input": 0.0, "output": 0.0}
+    total_cost: float | None = 0.0
+    for i, config in enumerate(configs):
+        name = names[i] if names else config.out
+        for e in estimate(config):
+            table.add_row(
+                name,
+                e.task,
+                str(e.planned),
+                str(e.done),
+                str(e.to_run),
+                _count(e.calls),
+                _count(e.input_tokens),
+                _count(e.output_tokens),
+                "unknown" if e.cost is None else f"${e.cost:.2f}",
+                e.basis,
+            )
+            totals["episodes"] += e.planned
+            totals["to_run"] += e.to_run
+            totals["calls"] += e.calls
+            totals["input"] += e.input_tokens
+            totals["output"] += e.output_tokens
+            total_cost = None if total_cost is None or e.cost is None else total_cost + e.cost
+    console.print(table)
+    cost = "unknown (a model has no price: --prices FILE)" if total_cost is None else f"${total_cost:.2f}"
+    console.print(
+        f"total: {totals['episodes']} episodes planned, {totals['to_run']} to run, about {_count(totals['calls'])} "
+        f"model calls, {_count(totals['input'])} input and {_count(totals['output'])} output tokens, cost {cost}",
+        highlight=False,
+    )
 
 
 SAMPLING_OPTIONS = ("temperature", "top_p", "max_tokens")
@@ -564,8 +726,16 @@ def cmd_instances(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from playbench.report.plots import write_plots
     from playbench.report.tables import load_run, print_table, write_report
+    from playbench.runner.reader import find_runs
 
-    runs = [load_run(d) for d in args.dirs]
+    runs = []
+    for folder in args.dirs:
+        found = find_runs(folder)
+        if not found:
+            raise ConfigError(
+                f"'{folder}' is not a run directory and holds none (no episodes.jsonl in it or below)"
+            )
+        runs += [load_run(path) for path in found]
     from playbench.core.paths import writable_dir, writable_file
 
     out = str(writable_dir(args.out or (args.dirs[0] if len(args.dirs) == 1 else "report"), "report --out"))
@@ -684,7 +854,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             return cmd_check(args)
         if args.command == "run":
-            resolve(args.tasks)
+            if not args.config and not args.tasks:
+                parser.error("the following arguments are required: TASK (or --config FILE)")
+            if not args.config and args.agent is None:
+                parser.error("the following arguments are required: --agent")
             return cmd_run(args, argv)
         if args.command == "reproduce":
             return cmd_reproduce(args, argv)

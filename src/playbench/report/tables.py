@@ -29,6 +29,7 @@ HEADLINE = [
     "cost",
 ]
 SCORED = "scored / errored"
+TERMINAL_PAIRS = 20  # paired comparisons printed in the terminal; the report files hold them all
 
 
 def load_run(path: str | Path) -> dict[str, Any]:
@@ -57,6 +58,8 @@ def _num(stat: dict[str, Any] | None) -> str:
     if ci is None:
         return f"{stat['value']:.2f} ({N_BELOW_TWO})"
     lo, hi = ci
+    if lo == hi:  # every instance had the same value: nothing to draw an interval from
+        return f"{stat['value']:.2f} (all {stat['n']} equal)"
     return f"{stat['value']:.2f} [{lo:.2f}, {hi:.2f}]"
 
 
@@ -206,6 +209,44 @@ def print_table(runs: list[dict[str, Any]], console: Console | None = None) -> N
     for row in headline_rows(runs):
         table.add_row(*(row[c] for c in HEADLINE))
     console.print(table)
+    if len(runs) > 1:
+        print_matrix(runs, console)
+
+
+def print_matrix(runs: list[dict[str, Any]], console: Console) -> None:
+    """The tasks x runs table (success, scored / errored) and the paired comparisons in the terminal."""
+    from playbench.report import compare
+
+    grid = compare.matrix(runs)
+    table = Table(title="tasks × models: success [95% interval] (scored / errored)")
+    table.add_column("task", overflow="fold")
+    for name in grid["columns"]:
+        table.add_column(name, overflow="fold")
+    for row in grid["rows"]:
+        table.add_row(row["task"], *(c["text"] if c else "–" for c in row["cells"]))
+    console.print(table)
+    pairs = [p for p in compare.paired(runs) if "difference" in p]
+    shown = pairs[:TERMINAL_PAIRS]
+    if pairs:
+        table = Table(title="paired over shared scored instances: success A − B (percentage points)")
+        for col in ("task", "A", "B", "shared", "A − B [95%]", "A better", "B better", "p"):
+            table.add_column(col, overflow="fold")
+        for p in shown:
+            table.add_row(
+                p["task"],
+                p["a"],
+                p["b"],
+                str(p["shared"]),
+                compare.comparison_text(p),
+                str(p["a_better"]),
+                str(p["b_better"]),
+                compare.p_text(p["p_value"]),
+            )
+        console.print(table)
+        if len(pairs) > len(shown):
+            console.print(
+                f"{len(pairs) - len(shown)} more pairs in report.md and comparisons.csv", highlight=False
+            )
 
 
 def _stat_cells(row: dict[str, Any]) -> tuple[str, str]:
@@ -233,6 +274,9 @@ def to_markdown(runs: list[dict[str, Any]]) -> str:
     for row in headline_rows(runs):
         lines.append("| " + " | ".join(row[c].replace("|", "\\|") for c in HEADLINE) + " |")
     lines += errors_markdown(runs)
+    from playbench.report import compare
+
+    lines += compare.to_markdown(runs)
     lines += ["", "## All metrics", ""]
     current = None
     for row in metric_rows(runs):
@@ -410,4 +454,18 @@ def write_report(runs: list[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     if beside:  # the paper's published rows beside the run's, as in report.md
         paths.append(out / "paper.json")
         paths[-1].write_text(json.dumps(beside, indent=2) + "\n")
+    if len(runs) > 1:  # the tasks x runs table and the paired comparisons, as in report.md
+        from playbench.report import compare
+
+        paths.append(out / "comparisons.json")
+        data = {"matrix": compare.matrix(runs), "paired": compare.paired(runs)}
+        paths[-1].write_text(json.dumps(data, indent=2, default=str) + "\n")
+        rows = compare.csv_rows(runs)
+        if rows:
+            buf = io.StringIO()
+            writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+            paths.append(out / "comparisons.csv")
+            paths[-1].write_text(buf.getvalue())
     return paths

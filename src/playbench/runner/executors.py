@@ -35,11 +35,14 @@ class LocalExecutor:
 
     name = "local"
 
-    def __init__(self, concurrency: int = 1, pool: ModelPool | None = None) -> None:
+    def __init__(
+        self, concurrency: int = 1, pool: ModelPool | None = None, gate: asyncio.Semaphore | None = None
+    ) -> None:
         if concurrency < 1:
             raise ConfigError(f"--concurrency must be at least 1 (got {concurrency})")
         self.concurrency = concurrency
         self.shared_pool = pool  # owned by the caller (several runs sharing model budgets)
+        self.shared_gate = gate  # owned by the caller (a sweep's cells sharing one --concurrency)
 
     async def run(
         self,
@@ -49,7 +52,7 @@ class LocalExecutor:
         save_images: bool,
     ) -> None:
         pool = self.shared_pool or ModelPool(settings)
-        gate = asyncio.Semaphore(self.concurrency)
+        gate = self.shared_gate or asyncio.Semaphore(self.concurrency)
 
         async def one(job: EpisodeJob) -> None:
             async with gate:

@@ -222,11 +222,14 @@ async def execute_many(
     configs: list[RunConfig],
     on_progress: list[Callable[[EpisodeOutput, int, int], None] | None] | None = None,
     argv: list[str] | None = None,
+    shared_concurrency: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Run several configurations at once (a sweep over models), each into its own directory.
+    """Run several configurations at once (a sweep), each into its own directory.
 
     With the local executor all runs share one ModelPool whose per-provider budget
-    (`ModelSettings.concurrency` requests in flight) covers every model of that provider.
+    (`ModelSettings.concurrency` requests in flight) covers every model of that provider, and with
+    `shared_concurrency` at most that many episodes are in flight over all the runs together (a
+    sweep file's cells); without it each run keeps its own `concurrency`.
     Other executors run the configurations one after another.
     """
     if not configs:
@@ -238,11 +241,17 @@ async def execute_many(
     from playbench.runner.model_pool import ModelPool
 
     pool = ModelPool(configs[0].models, share_provider_budget=True)
+    gate = asyncio.Semaphore(shared_concurrency) if shared_concurrency else None
     try:
         return list(
             await asyncio.gather(
                 *(
-                    execute(c, executor=LocalExecutor(c.concurrency, pool=pool), on_progress=cb, argv=argv)
+                    execute(
+                        c,
+                        executor=LocalExecutor(c.concurrency, pool=pool, gate=gate),
+                        on_progress=cb,
+                        argv=argv,
+                    )
                     for c, cb in zip(configs, callbacks, strict=True)
                 )
             )

@@ -115,6 +115,8 @@ def fmt_stat(stat: Any) -> str:
         if ci is not None:
             return f"{100 * value:.1f}% [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
         return f"{100 * value:.1f}% ({N_BELOW_TWO})"
+    if ci is not None and ci[0] == ci[1]:
+        return f"{value:.3g} (all {stat.get('n')} equal)"
     if ci is not None:
         return f"{value:.3g} [{ci[0]:.3g}, {ci[1]:.3g}]"
     return f"{value:.3g} ({N_BELOW_TWO})"
