@@ -1,12 +1,15 @@
 """Intervals that respect their metric's range, and errored episodes kept out of every score (issue #21)."""
 
 import asyncio
+import csv
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from playbench.agents import AgentSpec
+from playbench.cli import main
 from playbench.core.metrics import N_BELOW_TWO, aggregate_metrics, mean, proportion
 from playbench.report import plots
 from playbench.report.summary import summarize
@@ -142,3 +145,49 @@ def _check_ranges(run):
                 ]
             values = [v for v in values if not math.isnan(v)]
             assert min(values) - 1e-9 <= lo <= hi <= max(values) + 1e-9, (entry["task"], name, stat)
+
+
+SUITES = ("ivispar", "comma", "tos", "visescape", "mmescape")
+
+
+@pytest.mark.slow
+def test_no_interval_leaves_its_range_on_every_suites_quickstart(tmp_path, monkeypatch):
+    """`playbench quickstart` (oracle and random on every default task): every interval in summary.json,
+    report.csv and the plots lies within the values it summarises."""
+    import importlib
+
+    seen = {"mean": 0, "proportion": 0}
+
+    def checked_mean(values):
+        value, lo, hi = plots.mean_ci(values)
+        if not math.isnan(lo):
+            assert min(values) - 1e-9 <= lo <= value <= hi <= max(values) + 1e-9
+        seen["mean"] += 1
+        return value, lo, hi
+
+    def checked_proportion(flags):
+        value, lo, hi = plots.proportion_ci(flags)
+        if flags:
+            assert 0.0 <= lo <= value <= hi <= 1.0
+        seen["proportion"] += 1
+        return value, lo, hi
+
+    for suite in SUITES:
+        module = importlib.import_module(f"playbench.tasks.{suite}.plots")
+        if hasattr(module, "mean_ci"):
+            monkeypatch.setattr(module, "mean_ci", checked_mean)
+        if hasattr(module, "proportion_ci"):
+            monkeypatch.setattr(module, "proportion_ci", checked_proportion)
+    out = tmp_path / "qs"
+    assert main(["quickstart", "--episodes", "3", "--out", str(out), "--concurrency", "2"]) == 0
+    assert seen["mean"] > 0 and seen["proportion"] > 0
+    runs = [load_run(out / agent) for agent in ("oracle", "random")]
+    assert {r["task"].split("/")[0] for run in runs for r in run["records"]} == set(SUITES)
+    for run in runs:
+        _check_ranges(run)
+    for row in csv.DictReader((out / "report.csv").open()):
+        if row["ci95_low"]:
+            lo, hi = float(row["ci95_low"]), float(row["ci95_high"])
+            assert lo <= float(row["value"]) + 1e-9 and float(row["value"]) <= hi + 1e-9, row
+            if row["kind"] == "proportion":
+                assert 0.0 <= lo <= hi <= 1.0, row
