@@ -295,6 +295,7 @@ def episodes_table(run: dict[str, Any], links: Links, extra_rows: dict[str, str]
         ("model", "model"),
         ("success", "success"),
         ("steps", "steps"),
+        ("turns", "turns"),
         ("optimal", "optimal"),
         ("termination", "termination"),
         ("duration", "time (s)"),
@@ -320,6 +321,7 @@ def episodes_table(run: dict[str, Any], links: Links, extra_rows: dict[str, str]
             (rec.get("model") or "–", esc(rec.get("model") or "–")),
             (success, f'<span class="badge s-{success}">{success}</span>'),
             (rec.get("steps"), esc(rec.get("steps"))),
+            (rec.get("turns") if rec.get("turns") is not None else "", esc(rec.get("turns", "–"))),
             (
                 rec.get("optimal_steps") if rec.get("optimal_steps") is not None else "",
                 esc("–" if rec.get("optimal_steps") is None else rec["optimal_steps"]),
