@@ -338,11 +338,12 @@ class PlaySession:
         self._runner = asyncio.get_running_loop().create_task(self._run(pool, on_finish))
 
     def _make_agent(self, pool: ModelPool) -> Any:
-        def make(spec: AgentSpec, role: str) -> Agent:
+        def make(spec: AgentSpec, role: str, get_model: Any = None) -> Agent:
             seat = self.seats[role]
             if seat.human:
                 return BrowserAgent(self, seat)
-            return WatchedAgent(self, role, build_agent(spec, pool.get))
+            # the runner's get_model records the partner's model calls in the game's calls file
+            return WatchedAgent(self, role, build_agent(spec, get_model or pool.get))
 
         return make
 

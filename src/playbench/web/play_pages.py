@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import quote
 
-from playbench.core.types import ImagePart, TextPart
+from playbench.core.types import ImagePart, Observation, TextPart
 from playbench.web.play import InstanceChoice, PlaySession, TaskInfo, partner_choices
 from playbench.web.render import esc, url
 
 MANY_ACTIONS = 40
+
+
+def listed_actions(obs: Observation) -> list[str]:
+    """The legal actions the model's prompt itself lists (in the instructions or the observation's
+    text, as whole words): a person gets a button only for an action a model is shown too, never for
+    the moves the task computed as legal (iVISPAR's unblocked moves) or a random agent's samples."""
+    prompt = f"{obs.instructions}\n{obs.text}"
+    return [a for a in obs.legal_actions if re.search(r"(?<![\w-])" + re.escape(a) + r"(?![\w-])", prompt)]
+
+
+def uses_json_controls(session: PlaySession) -> bool:
+    """MM-Escape's reply is one JSON object of movements, a look point and a grab: the page offers
+    controls that write the JSON a model would send."""
+    return session.setup.task_id.startswith("mmescape/")
 
 
 def tasks_page_body(infos: list[TaskInfo], sessions: list[PlaySession]) -> str:
@@ -152,16 +167,37 @@ def panel_html(session: PlaySession, role: str, message: str | None = None) -> s
         parts.append(_turn(session, role))
     else:
         parts.append(_waiting(session, role))
-    if seat.history:
-        moves = "".join(
-            f"<li><span class=muted>step {esc(h['step'])}</span> <code>{esc(h['action'])}</code></li>"
-            for h in reversed(seat.history)
-        )
-        parts.append(
-            f'<details class="history"><summary>Your moves ({len(seat.history)})</summary><ol reversed>{moves}</ol></details>'
-        )
     parts.append("</div>")
     return "".join(parts)
+
+
+def json_controls() -> str:
+    """MM-Escape's controls: the fields of its JSON action (the server writes the JSON, see
+    `routes_play.json_action`); clicking the current view sets `look_at`."""
+
+    def number(name: str, label: str, low: int, high: int, unit: str) -> str:
+        return (
+            f'<label>{esc(label)} <input type=number name="{name}" min="{low}" max="{high}" step="any" '
+            f'placeholder="0" data-testid="control-{name}"> {esc(unit)}</label>'
+        )
+
+    return (
+        "<input type=hidden name=controls value=json>"
+        "<input type=hidden name=look_x data-look-x><input type=hidden name=look_y data-look-y>"
+        '<div class="controls">'
+        + number("rotate_right", "turn right", -180, 180, "degrees")
+        + number("rotate_down", "look down", -90, 90, "degrees")
+        + number("move_forward", "walk forward", -10, 10, "m")
+        + '<label class="check"><input type=checkbox name=jump value=1> jump</label>'
+        '<span class="look">look at: <output data-look-output data-testid="look-at">the centre</output> '
+        "(click the view)</span>"
+        '<label class="check"><input type=checkbox name=grab value=1 data-testid="control-grab"> grab</label>'
+        "<label>use item <input name=use_item_id size=8></label><label>input <input name=input size=8></label>"
+        "<label>read item <input name=read size=8></label>"
+        '<label class="wide">rationale <input name=rationale></label>'
+        '<button type=submit name=send value=1 class="primary" data-testid="send-controls">Send</button>'
+        "</div>"
+    )
 
 
 def _finished(session: PlaySession) -> str:
@@ -221,26 +257,28 @@ def _turn(session: PlaySession, role: str) -> str:
         out.append(
             f'<details class="instructions"{open_attr}><summary>Instructions</summary><pre>{esc(obs.instructions)}</pre></details>'
         )
-    if obs.feedback:
-        out.append(f'<p class="feedback" data-testid="feedback">{esc(obs.feedback)}</p>')
+    # what a model gets and nothing else: the instructions (its system prompt) and the observation's parts
+    # in order; no separate feedback line, no image labels, no step counter the prompt does not show
+    controls = uses_json_controls(session)
+    images = [p for p in obs.parts if isinstance(p, ImagePart)]
     body = []
     for part in obs.parts:
         if isinstance(part, TextPart):
             body.append(f'<pre class="obs" data-testid="observation">{esc(part.text)}</pre>')
         elif isinstance(part, ImagePart):
             src = f"/play/s/{quote(session.sid)}/image/{part.digest}.png"
-            body.append(
-                f'<figure><img src="{esc(src)}" alt="{esc(part.label or "image")}"><figcaption>{esc(part.label)}</figcaption></figure>'
-            )
+            look = " data-look-target" if controls and part is images[-1] else ""
+            body.append(f'<figure class="view"><img src="{esc(src)}" alt="image"{look}></figure>')
     out.append(f'<div class="observation">{"".join(body)}</div>')
+    offered = listed_actions(obs)
     buttons = "".join(
         f'<button type=submit name=action value="{esc(a)}" class="legal" data-key="{i}">'
         f"{f'<kbd>{i}</kbd> ' if i <= 9 else ''}{esc(a)}</button>"
-        for i, a in enumerate(obs.legal_actions, 1)
+        for i, a in enumerate(offered, 1)
     )
     legal = f'<div class="legal-actions" data-testid="legal-actions">{buttons}</div>' if buttons else ""
-    if len(obs.legal_actions) > MANY_ACTIONS:  # a long list folds away so the reply box stays in view
-        legal = f"<details class=legal-list><summary>{len(obs.legal_actions)} listed actions</summary>{legal}</details>"
+    if len(offered) > MANY_ACTIONS:  # a long list folds away so the reply box stays in view
+        legal = f"<details class=legal-list><summary>{len(offered)} listed actions</summary>{legal}</details>"
 
     def form_head(kind: str) -> str:
         return (
@@ -248,9 +286,11 @@ def _turn(session: PlaySession, role: str) -> str:
             f'<input type=hidden name=seat value="{esc(role)}"><input type=hidden name=move value="{seat.moves}">'
         )
 
+    if controls:
+        out.append(f"<h2>Your move</h2>{form_head('controls')}{json_controls()}</form>")
     out.append(
         # the move form sticks to the bottom of the window, so a long observation needs no scrolling to answer
-        f"<h2>Your move (step {esc(obs.step)})</h2>{form_head('move')}{legal}"
+        f"<h2>{'Or type' if controls else 'Your move'}</h2>{form_head('move')}{legal}"
         '<div class="free-text"><label>or type your reply <textarea name=action_text rows=2 data-testid="action-text" '
         'placeholder="exactly what a model would answer"></textarea></label>'
         '<button type=submit name=send value=1 class="primary" data-testid="send">Send</button></div></form>'
