@@ -208,7 +208,8 @@ def test_play_rejects_stale_and_out_of_turn_moves(client):
     # a typed reply the task cannot parse is recorded as such, not refused
     assert act(client, sid, seat, "", action_text="fly away").json()["ok"]
     text = panel(client, sid, seat, lambda t: "not left or right" in t)
-    assert 'data-testid="feedback"' in text
+    # the feedback reaches a person where it reaches the model, in the observation, and nowhere else
+    assert 'data-testid="feedback"' not in text and text.count("not left or right") == 1
     quit_response = client.post(
         f"/play/s/{sid}/act", data={"seat": seat, "quit": "1"}, headers={"Accept": "application/json"}
     )
@@ -281,6 +282,8 @@ def test_a_model_can_take_the_other_seat(client, root, monkeypatch):
     record = load_run(played)["records"][0]
     assert record["roles"] == {"speaker": "llm(openai:m1)", "listener": "human"}
     assert record["model"] == "openai:m1" and record["usage"]["calls"] == 1
+    calls = [json.loads(x) for x in (played / record["calls"]).read_text().splitlines()]
+    assert [c["role"] for c in calls] == ["speaker"]  # the partner model's call is on record
 
 
 def test_two_human_seats_share_one_game(client):
@@ -376,3 +379,104 @@ def test_cli_report_html_and_serve(root, tmp_path, monkeypatch):
     assert seen["app"].state.allowed_hosts == {"127.0.0.1", "localhost", "::1"}
     assert main(["serve", "--runs", str(root), "--host", "0.0.0.0"]) == 0
     assert seen["app"].state.allowed_hosts is None
+
+
+# ------------------------------------------------------------------------------ human parity
+def test_a_person_gets_buttons_only_for_actions_the_prompt_lists():
+    from playbench.core.types import Observation, TextPart
+    from playbench.web.play_pages import listed_actions
+
+    obs = Observation(
+        "player",
+        [TextPart("Actions you can take now:\ncut_wire_1\ncut_wire_2")],
+        instructions="Reply with action names.",
+        legal_actions=["cut_wire_1", "cut_wire_2", "cut_wire_3", "action: move red cube up"],
+    )
+    assert listed_actions(obs) == ["cut_wire_1", "cut_wire_2"]
+    assert listed_actions(Observation("p", [TextPart("cut_wire_10")], legal_actions=["cut_wire_1"])) == []
+
+
+def test_ivispar_and_mmescape_play_pages_show_only_the_prompt(client):
+    from playbench.core.registry import make_task
+
+    sid, seat = start(client, task="ivispar/sgp")
+    text = panel(client, sid, seat, your_turn)
+    assert 'class="legal"' not in text  # the unblocked moves are the task's knowledge, not the prompt's
+    assert "Your move (step" not in text and "figcaption" not in text
+    task = make_task("ivispar/sgp")
+    task.reset(task.instances(1, 0)[0])
+    obs = task.observe("player")
+    assert render.esc(obs.text) in text
+
+    sid, seat = start(client, task="mmescape/level-1")
+    text = panel(client, sid, seat, your_turn)
+    assert 'class="legal"' not in text  # no random-agent samples as buttons
+    for field in ("rotate_right", "rotate_down", "move_forward", "jump", "grab", "use_item_id", "read"):
+        assert f'name="{field}"' in text or f"name={field} " in text, field
+    assert "data-look-target" in text
+    move = re.search(r'name=move value="(\d+)"', text).group(1)
+    form = {
+        "seat": seat,
+        "move": move,
+        "controls": "json",
+        "rotate_right": "30",
+        "look_x": "0.25",
+        "look_y": "0.5",
+    }
+    response = client.post(
+        f"/play/s/{sid}/act", data={**form, "grab": "1"}, headers={"Accept": "application/json"}
+    )
+    assert response.json()["ok"]
+    bad = client.post(
+        f"/play/s/{sid}/act",
+        data={"seat": seat, "move": str(int(move) + 1), "controls": "json", "rotate_right": "left"},
+        headers={"Accept": "application/json"},
+    )
+    assert not bad.json()["ok"] and "rotate_right must be a number" in bad.json()["error"]
+    client.post(
+        f"/play/s/{sid}/act", data={"seat": seat, "quit": "1"}, headers={"Accept": "application/json"}
+    )
+
+
+def test_json_action_is_what_a_model_would_send():
+    from playbench.core.errors import ConfigError
+    from playbench.web.routes_play import json_action
+
+    form = {"rotate_right": "30", "move_forward": "1.5", "rotate_down": "", "look_x": "0.25", "look_y": "0.5"}
+    assert json.loads(json_action({**form, "grab": "1", "use_item_id": "key_1"})) == {
+        "rotate_right": 30,
+        "move_forward": 1.5,
+        "look_at": [0.25, 0.5],
+        "grab": True,
+        "interactions": {"use_item_id": "key_1"},
+    }
+    assert json.loads(json_action({"read": "note_1", "use_item_id": "x"})) == {"read": "note_1"}  # no grab
+    with pytest.raises(ConfigError, match="set a control"):
+        json_action({"rotate_right": "0"})
+
+
+def test_the_terminal_shows_a_person_only_the_prompt(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from playbench.agents.human import HumanAgent
+    from playbench.core.registry import make_task
+    from playbench.core.task import EpisodeContext
+
+    task = make_task("ivispar/sgp-2d")
+    task.reset(task.instances(1, 0)[0])
+    obs = task.observe("player")
+    buffer = io.StringIO()
+    agent = HumanAgent(
+        input_fn=lambda _: "quit", console=Console(file=buffer, width=200), image_dir=str(tmp_path)
+    )
+    ctx = EpisodeContext("ivispar/sgp-2d", "x", "player", 0, 0, lambda: None)
+    asyncio.run(agent.reset(ctx))
+    with pytest.raises(Exception, match="quit"):
+        asyncio.run(agent.act(obs))
+    shown = buffer.getvalue()
+    assert obs.instructions.splitlines()[0] in shown
+    assert not any(a in shown for a in obs.legal_actions)  # the unblocked moves are not listed
+    assert not any(f"({img.label})" in shown for img in obs.images if img.label)
+    assert len(list(tmp_path.glob("*.png"))) == len(obs.images)

@@ -261,6 +261,53 @@ def test_play_a_real_task_by_typing(page, server):
     assert not page.problems, page.problems
 
 
+def test_ivispar_play_page_offers_no_move_buttons_the_prompt_lacks(page, server):
+    """A person sees what the model's prompt shows: iVISPAR's prompt lists no moves, so the page offers
+    no per-move buttons (the task knows which of the 16 moves are blocked; the model is not told)."""
+    task = make_task("ivispar/sgp-2d")
+    instance = task.instances(1, 0)[0]
+    task.reset(instance)
+    obs = task.observe("player")
+    assert obs.legal_actions  # the task does compute the legal moves...
+    open_game(page, server, "ivispar/sgp-2d", instance=instance.id)
+    assert wait_turn_or_end(page, 0) == "turn"
+    prompt = page.locator("details.instructions pre").inner_text() + page.locator(".observation").inner_text()
+    for value in page.locator("button.legal").evaluate_all("bs => bs.map(b => b.value)"):
+        assert value in prompt, value  # ...and any button the page shows is one the prompt lists
+    assert page.locator("button.legal").count() == 0
+    assert page.locator('[data-testid="feedback"]').count() == 0 and page.locator("figcaption").count() == 0
+    assert page.locator(".observation img").count() == len(obs.images)
+    page.get_by_test_id("quit").click()
+    page.wait_for_selector('[data-testid="finished"]')
+    assert not page.problems, page.problems
+
+
+def test_mmescape_controls_send_the_json_a_model_would(page, server, runs_root):
+    """Turn, look by clicking the view, grab: the page sends the JSON action a model would."""
+    open_game(page, server, "mmescape/level-1")
+    assert wait_turn_or_end(page, 0) == "turn"
+    assert page.locator("button.legal").count() == 0  # no random-agent samples
+    page.get_by_test_id("control-rotate_right").fill("30")
+    view = page.locator("img[data-look-target]")
+    box = view.bounding_box()
+    view.click(position={"x": box["width"] * 0.25, "y": box["height"] * 0.5})
+    x, y = json.loads(page.get_by_test_id("look-at").inner_text())
+    assert x == pytest.approx(0.25, abs=0.01) and y == pytest.approx(0.5, abs=0.01)
+    page.get_by_test_id("control-grab").check()
+    page.get_by_test_id("send-controls").click()
+    assert wait_turn_or_end(page, 1) == "turn"
+    page.get_by_test_id("quit").click()
+    page.wait_for_selector('[data-testid="finished"]')
+    played = sorted((runs_root / "web-play").glob("mmescape__level-1*"), key=lambda p: p.stat().st_mtime)
+    record = load_run(played[-1])["records"][-1]
+    first = json.loads((played[-1] / record["trajectory"]).read_text().splitlines()[0])
+    action = json.loads(first["action"])
+    assert action["rotate_right"] == 30 and action["grab"] is True
+    assert action["look_at"] == pytest.approx([0.25, 0.5], abs=0.01)
+    assert first["validity"] != "unparseable"
+    assert not page.problems, page.problems
+
+
 def test_two_seats_in_two_browsers(browser, page, server):
     """toy/relay: the speaker in one browser, the listener in a second one."""
     open_game(page, server, "toy/relay", seat="speaker", partner="human")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from typing import Any
 from urllib.parse import parse_qs
@@ -132,7 +133,10 @@ async def play_act(sid: str, request: Request, manager: Manager) -> Response:
         if form.get("quit"):
             session.quit(role)
         else:
-            text = form["action"] if "action" in form else form.get("action_text", "")
+            if form.get("controls") == "json":
+                text = json_action(form)
+            else:
+                text = form["action"] if "action" in form else form.get("action_text", "")
             try:
                 move = int(form.get("move", ""))
             except ValueError:
@@ -201,6 +205,51 @@ async def read_form(request: Request) -> dict[str, str]:
     except (UnicodeDecodeError, ValueError) as exc:
         raise ConfigError(f"the form could not be read: {exc}") from None
     return {key: values[0] for key, values in parsed.items()}
+
+
+JSON_NUMBERS = ("move_forward", "rotate_right", "rotate_down")
+
+
+def _number(form: dict[str, str], key: str) -> float | int | None:
+    text = form.get(key, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"{key} must be a number (got {text!r})") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ConfigError(f"{key} must be a finite number (got {text!r})")
+    return int(value) if value.is_integer() else value
+
+
+def json_action(form: dict[str, str]) -> str:
+    """The JSON action MM-Escape's controls stand for, exactly as a model would write it: the movements
+    given, `jump`, `look_at` [x, y] from the click on the view, `grab` with its `interactions`, `read`
+    and `rationale`. The task judges it as it judges a model's reply (ranges included)."""
+    action: dict[str, Any] = {}
+    for key in JSON_NUMBERS:
+        value = _number(form, key)
+        if value:
+            action[key] = value
+    if form.get("jump"):
+        action["jump"] = True
+    x, y = _number(form, "look_x"), _number(form, "look_y")
+    if x is not None and y is not None:
+        action["look_at"] = [round(float(x), 3), round(float(y), 3)]
+    if form.get("grab"):
+        action["grab"] = True
+        interactions = {k: form[k].strip() for k in ("use_item_id", "input") if form.get(k, "").strip()}
+        if interactions:
+            action["interactions"] = interactions
+    for key in ("read", "rationale"):
+        if form.get(key, "").strip():
+            action[key] = form[key].strip()
+    if not action:
+        raise ConfigError(
+            "set a control (turn, look, walk, jump, look at a point, grab or read) before sending"
+        )
+    return json.dumps(action)
 
 
 def parse_options(text: str) -> dict[str, Any]:

@@ -232,6 +232,28 @@
         if (send && e.target.value.trim()) e.target.form.requestSubmit(send);
       }
     });
+    // MM-Escape's controls: a click on the current view is the look_at point, [x, y] in [0, 1]
+    root.addEventListener("click", function (e) {
+      var img = e.target.closest && e.target.closest("img[data-look-target]");
+      if (!img) return;
+      var form = root.querySelector("form.controls");
+      if (!form) return;
+      var box = img.getBoundingClientRect();
+      var x = Math.min(1, Math.max(0, (e.clientX - box.left) / box.width));
+      var y = Math.min(1, Math.max(0, (e.clientY - box.top) / box.height));
+      form.querySelector("[data-look-x]").value = x.toFixed(3);
+      form.querySelector("[data-look-y]").value = y.toFixed(3);
+      form.querySelector("[data-look-output]").textContent = "[" + x.toFixed(3) + ", " + y.toFixed(3) + "]";
+      var figure = img.parentNode;
+      var mark = figure.querySelector(".look-mark");
+      if (!mark) {
+        mark = document.createElement("span");
+        mark.className = "look-mark";
+        figure.appendChild(mark);
+      }
+      mark.style.left = (100 * x) + "%";
+      mark.style.top = (100 * y) + "%";
+    });
     document.addEventListener("keydown", function (e) {
       if (e.altKey || e.ctrlKey || e.metaKey || typing(e.target) || !/^[1-9]$/.test(e.key)) return;
       var button = root.querySelector('button.legal[data-key="' + e.key + '"]');
