@@ -13,14 +13,15 @@ from rich.console import Console
 
 from playbench.agents.base import Agent, AgentStopped
 from playbench.core.task import EpisodeContext
-from playbench.core.types import Action, Observation
+from playbench.core.types import Action, Observation, TextPart
 
 QUIT_WORDS = {"quit", "exit", ":q"}
 
 
 class HumanAgent(Agent):
-    """Shows a person exactly what a model would get (instructions, then each turn's parts), so a
-    human baseline sees no more than the models it is compared with."""
+    """Shows a person exactly what a model would get (the instructions, then each turn's parts in
+    order), so a human baseline sees no more than the models it is compared with: no list of legal
+    moves, no separate feedback line, no image labels, no step counter beyond what the prompt says."""
 
     name = "human"
 
@@ -40,6 +41,7 @@ class HumanAgent(Agent):
     async def reset(self, ctx: EpisodeContext) -> None:
         await super().reset(ctx)
         self.shown_instructions = False
+        self.turns = 0
         self.console.rule(f"{ctx.task_id} · instance {ctx.instance_id} · role {ctx.role}")
 
     async def act(self, observation: Observation) -> Action:
@@ -47,18 +49,21 @@ class HumanAgent(Agent):
         if not self.shown_instructions and observation.instructions:
             c.print(observation.instructions, markup=False)
             self.shown_instructions = True
-        c.rule(f"step {observation.step}")
-        if observation.text:
-            c.print(observation.text, markup=False)
-        if observation.images and self.image_dir is None:
-            self.image_dir = Path(tempfile.mkdtemp(prefix="playbench-human-"))
-        if self.image_dir is not None:
+        self.turns += 1
+        c.rule(f"your turn ({self.turns})")
+        # the observation's parts in their order, as a model gets them: text as text, each image as a
+        # file (named by turn and position, not by its label, which a model never sees)
+        for i, part in enumerate(observation.parts):
+            if isinstance(part, TextPart):
+                if part.text:
+                    c.print(part.text, markup=False)
+                continue
+            if self.image_dir is None:
+                self.image_dir = Path(tempfile.mkdtemp(prefix="playbench-human-"))
             self.image_dir.mkdir(parents=True, exist_ok=True)
-        for i, image in enumerate(observation.images):
-            assert self.image_dir is not None
-            path = self.image_dir / f"step{observation.step:03d}-{i}-{image.label or 'image'}.png"
-            path.write_bytes(image.png)
-            c.print(f"[dim]image ({image.label or 'view'}):[/dim] {path}", highlight=False)
+            path = self.image_dir / f"turn{self.turns:03d}-{i}.png"
+            path.write_bytes(part.png)
+            c.print(f"[dim]image:[/dim] {path}", highlight=False)
         try:
             line = await asyncio.to_thread(self.input_fn, "your action (or 'quit')> ")
         except EOFError:
