@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from playbench.core.metrics import N_BELOW_TWO, interval
-from playbench.report.tables import HEADLINE, headline_rows
+from playbench.report.tables import HEADLINE, headline_rows, scored_text
 from playbench.runner.reader import natural_key
 from playbench.web.library import episode_id
 
@@ -165,7 +165,11 @@ def metrics_side_by_side(runs: list[dict[str, Any]]) -> str:
         for _, entry in cols:
             names += [m for m in entry.get("metrics", {}) if m not in names]
         head = "<th>metric</th>" + "".join(f"<th>{esc(label)}</th>" for label, _ in cols)
-        body = []
+        body = [
+            "<tr><th scope=row>scored / errored</th>"
+            + "".join(f"<td>{esc(scored_text(e))}</td>" for _, e in cols)
+            + "</tr>"
+        ]
         for name in names:
             cells = []
             for _, entry in cols:

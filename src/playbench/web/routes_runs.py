@@ -30,20 +30,22 @@ def home(library: Library) -> str:
         tasks = sorted({r["task"] for r in records})
         agents = sorted({str(r.get("agent")) for r in records})
         models = sorted({str(r["model"]) for r in records if r.get("model")})
-        solved = sum(1 for r in records if r.get("success"))
-        rate = f"{100 * solved / len(records):.0f}%" if records else "–"
+        scored = [r for r in records if not r.get("error")]
+        solved = sum(1 for r in scored if r.get("success"))
+        rate = f"{100 * solved / len(scored):.0f}%" if scored else "–"  # errored episodes are not failures
         rows.append(
             f'<tr><td><input type=checkbox name=run value="{render.esc(ref.rid)}" aria-label="compare"></td>'
             f'<td><a href="/run/{quote(ref.rid)}">{render.esc(ref.label)}</a></td>'
             f"<td>{render.esc(_list(tasks))}</td><td>{render.esc(_list(agents))}</td>"
-            f"<td>{render.esc(_list(models) or '–')}</td><td>{len(records)}</td><td>{rate}</td></tr>"
+            f"<td>{render.esc(_list(models) or '–')}</td><td>{len(scored)} / {len(records) - len(scored)}</td>"
+            f"<td>{rate}</td></tr>"
         )
     body = (
         "<h1>Runs</h1>"
         f'<p class="muted">Served directories:</p><ul class="roots">{roots}</ul>'
         '<form method=get action="/compare" class="runs"><div class=scroll><table class="runs">'
-        "<thead><tr><th></th><th>run</th><th>tasks</th><th>agents</th><th>models</th><th>episodes</th>"
-        f"<th>solved</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        "<thead><tr><th></th><th>run</th><th>tasks</th><th>agents</th><th>models</th><th>scored / errored</th>"
+        f"<th>solved (of scored)</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
         '<button type=submit class="primary" data-testid="compare">Compare the selected runs</button></form>'
     )
     return render.layout("Runs", body, active="/")
