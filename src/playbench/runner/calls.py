@@ -18,6 +18,7 @@ With `record=False` (`--no-calls`) only the usage per seat, purpose and model is
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,6 +37,10 @@ from playbench.models.remote import redact_url
 from playbench.report.summary import add_usage
 
 CALLS_SUFFIX = ".calls.jsonl"
+# A text part at least this long that an earlier call of the episode already sent (the system prompt,
+# a history window's past turns) is written as a reference to that call's part, not again: a file of a
+# long episode stays linear in its length. `RunReader.calls` puts the text back.
+REPEAT_MIN_CHARS = 200
 
 
 def public_spec(spec: str) -> str:
@@ -72,9 +77,12 @@ class CallRecorder:
         self.stem = stem
         self.record = record
         self.turn = 0
-        self.calls: list[dict[str, Any]] = []
+        # each call as its finished JSON line: text, not nested containers, so a run with many long
+        # episodes in flight gives the garbage collector nothing more to traverse
+        self.calls: list[str] = []
         self.images: dict[str, bytes] = {}  # file name inside the episode folder -> PNG
         self._usage: dict[tuple[str, str, str], _UsageRow] = {}
+        self._texts: dict[str, dict[str, int]] = {}  # long text -> where it was first written
 
     def getter(self, role: str, get_model: Callable[[str], ChatModel]) -> Callable[[str], ChatModel]:
         """`get_model` for one seat's agent: the same models, each call recorded for `role`."""
@@ -91,6 +99,24 @@ class CallRecorder:
                 self.images.setdefault(name, part.png)
                 content.append({"type": "image", "file": f"{self.stem}/{name}", "label": part.label})
         return {"role": message.role, "content": content}
+
+    def _compact(self, messages: list[Message], call: int) -> list[dict[str, Any]]:
+        """The messages as written: a long text an earlier call sent becomes {"type": "text",
+        "repeat_of": {"call", "message", "part"}}."""
+        out = []
+        for m_index, message in enumerate(messages):
+            record = self.message(message)
+            for p_index, part in enumerate(record["content"]):
+                text = part.get("text")
+                if text is None or len(text) < REPEAT_MIN_CHARS:
+                    continue
+                first = self._texts.get(text)
+                if first is None:
+                    self._texts[text] = {"call": call, "message": m_index, "part": p_index}
+                else:
+                    record["content"][p_index] = {"type": "text", "repeat_of": first}
+            out.append(record)
+        return out
 
     def add(
         self,
@@ -122,7 +148,10 @@ class CallRecorder:
             "role": role,
             "purpose": purpose,
             "model": model,
-            "request": {"messages": [self.message(m) for m in messages], "params": params_record(params)},
+            "request": {
+                "messages": self._compact(messages, len(self.calls) + 1),
+                "params": params_record(params),
+            },
             "response": None,
             "usage": usage_dict,
             "latency_s": latency,
@@ -140,7 +169,7 @@ class CallRecorder:
             line["error"] = (
                 str(error) if isinstance(error, ModelError) else f"{type(error).__name__}: {error}"
             )
-        self.calls.append(line)
+        self.calls.append(json.dumps(line, ensure_ascii=False))
 
     def _count(
         self,

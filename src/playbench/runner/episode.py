@@ -59,7 +59,7 @@ class EpisodeOutput:
     record: dict[str, Any]
     steps: list[dict[str, Any]] = field(default_factory=list)
     images: dict[str, bytes] = field(default_factory=dict)  # file name inside the episode folder -> PNG
-    calls: list[dict[str, Any]] = field(default_factory=list)  # the calls file's lines
+    calls: list[str] = field(default_factory=list)  # the calls file's lines, as JSON text
 
 
 def _oracle_for(task: Task, role: str) -> Callable[[], str | None]:

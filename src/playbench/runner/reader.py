@@ -94,6 +94,28 @@ def find_runs(folder: str | Path, depth: int = FIND_DEPTH) -> list[Path]:
     return sorted(found, key=lambda p: natural_key(str(p)))
 
 
+def expand_repeats(calls: list[dict[str, Any]]) -> list[str]:
+    """Put back, in place, the texts a calls file writes once and then refers to (`repeat_of`: the
+    call, message and part that first sent it); a reference that leads nowhere becomes a warning."""
+    by_number = {c.get("call"): c for c in calls}
+    warnings: list[str] = []
+    for call in calls:
+        for message in (call.get("request") or {}).get("messages") or []:
+            for part in message.get("content") or [] if isinstance(message, dict) else []:
+                ref = part.get("repeat_of") if isinstance(part, dict) else None
+                if not isinstance(ref, dict):
+                    continue
+                try:
+                    source = by_number[ref["call"]]["request"]["messages"][ref["message"]]["content"][
+                        ref["part"]
+                    ]
+                    part["text"] = source["text"]
+                    del part["repeat_of"]
+                except (KeyError, IndexError, TypeError):
+                    warnings.append(f"call {call.get('call')} refers to a text that is not in the calls file")
+    return warnings
+
+
 class RunReader:
     """A read-only view of one run directory."""
 
@@ -183,7 +205,8 @@ class RunReader:
         rel = record.get("calls")
         if not isinstance(rel, str):
             return [], []
-        return self._jsonl(rel, "calls file")
+        calls, warnings = self._jsonl(rel, "calls file")
+        return calls, warnings + expand_repeats(calls)
 
     def _jsonl(self, rel: str, what: str) -> tuple[list[dict[str, Any]], list[str]]:
         path = resolve_inside(self.path, rel)

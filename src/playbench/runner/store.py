@@ -96,15 +96,15 @@ class RunStore:
                     target.write_bytes(png)
         if rec.get("calls"):
             self._write_lines(self.out / rec["calls"], output.calls)
-        self._write_lines(traj_path, output.steps)
+        self._write_lines(traj_path, [json.dumps(step, ensure_ascii=False) for step in output.steps])
         self.append(rec)
 
     @staticmethod
-    def _write_lines(path: Path, lines: list[dict[str, Any]]) -> None:
-        """A JSONL file written whole: a temporary file, then an atomic rename."""
+    def _write_lines(path: Path, lines: list[str]) -> None:
+        """A JSONL file written whole from its lines (JSON text): a temporary file, then an atomic rename."""
         tmp = path.with_name(path.name + ".tmp")
         with open(tmp, "w") as fh:
-            fh.write("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+            fh.write("".join(line + "\n" for line in lines))
         os.replace(tmp, path)
 
     def append(self, record: dict[str, Any]) -> None:
