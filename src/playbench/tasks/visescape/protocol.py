@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from playbench.core.types import ImagePart, Part, TextPart
+from playbench.core.termination import Termination
+from playbench.core.types import ImagePart, Part, StepResult, TextPart, Validity
 
 # the original init prompt, in our words (same facts)
 INIT_PROMPT = (
@@ -192,3 +193,35 @@ def observation_parts(
 
 def image_view(png: bytes) -> list[Part]:
     return [ImagePart(png, label="view")]
+
+
+class PaperEnding:
+    """How a room episode counts steps and ends, as the original runner does it: every played action
+    is a step, a rejected reply only once its free retries are spent; the room cleared ends it, then
+    the stall (checked before the step cap, as the runner does), then the cap. Mixed into both room
+    tasks, which say when the room is cleared and hold `config.patience` / `config.max_steps` and
+    `_progress.counter`."""
+
+    config: Any
+    _progress: Any
+
+    def _cleared(self) -> bool:
+        raise TypeError(f"{type(self).__name__} must say when its room is cleared")
+
+    def _counts_step(self, role: str, result: StepResult) -> bool:
+        played = result.validity in (Validity.EFFECTIVE, Validity.INEFFECTIVE)
+        return played or bool(result.info.get("step_spent"))
+
+    def _check_end(self, result: StepResult) -> Termination | None:
+        if self._cleared():
+            return Termination.GOAL_REACHED
+        if self._progress.counter >= self.config.patience:
+            return Termination.NO_PROGRESS
+        return None
+
+    def _end_feedback(self, termination: Termination) -> str:
+        if termination == Termination.GOAL_REACHED:
+            return "You escaped the room!"
+        if termination == Termination.STEP_CAP:
+            return f"The step limit of {self.config.max_steps} is reached; the game is over."
+        return f"Nothing new happened in the last {self.config.patience} steps; the game is over."

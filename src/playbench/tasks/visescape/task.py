@@ -105,7 +105,7 @@ def _variant_seed(seed: int, pass_no: int, room: str) -> int:
     return derive_seed("visescape-variant", seed, pass_no, room) % 10**9
 
 
-class VisEscapeTask(EpisodeTask):
+class VisEscapeTask(pc.PaperEnding, EpisodeTask):
     Config: ClassVar[type[TaskConfig]] = VisEscapeConfig
     InstanceModel: ClassVar[type[Instance]] = VisEscapeInstance
     instance_label: ClassVar[str] = "visescape"
@@ -349,25 +349,8 @@ class VisEscapeTask(EpisodeTask):
         self._progress.after_step(changed)
         self._gc_curve.append(len(self._reached_at) / len(self.engine.checkpoints))
 
-    def _counts_step(self, role: str, result: StepResult) -> bool:
-        # every played action counts; a rejected one only once the free retries are used up
-        played = result.validity in (Validity.EFFECTIVE, Validity.INEFFECTIVE)
-        return played or bool(result.info.get("step_spent"))
-
-    def _check_end(self, result: StepResult) -> Termination | None:
-        if self.engine.cleared(self._state):
-            return Termination.GOAL_REACHED
-        # the original runner checks the stall before the step cap
-        if self._progress.counter >= self.config.patience:
-            return Termination.NO_PROGRESS
-        return None
-
-    def _end_feedback(self, termination: Termination) -> str:
-        if termination == Termination.GOAL_REACHED:
-            return "You escaped the room!"
-        if termination == Termination.STEP_CAP:
-            return f"The step limit of {self.config.max_steps} is reached; the game is over."
-        return f"Nothing new happened in the last {self.config.patience} steps; the game is over."
+    def _cleared(self) -> bool:
+        return self.engine.cleared(self._state)
 
     # --- oracle --------------------------------------------------------------------------------
     def _oracle(self, role: str) -> str | None:

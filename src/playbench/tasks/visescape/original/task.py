@@ -96,7 +96,7 @@ def oracle_plan(clone: Clone, room: str) -> tuple[list[str], bool, list[str]]:
     return plan, False, images
 
 
-class OriginalTask(EpisodeTask):
+class OriginalTask(pc.PaperEnding, EpisodeTask):
     Config: ClassVar[type[TaskConfig]] = OriginalConfig
     InstanceModel: ClassVar[type[Instance]] = OriginalInstance
     instance_label: ClassVar[str] = "visescape original"
@@ -274,24 +274,8 @@ class OriginalTask(EpisodeTask):
         if self._essential:
             self._essential_curve.append(len(self._essential & self._seen) / len(self._essential))
 
-    def _counts_step(self, role: str, result: StepResult) -> bool:
-        played = result.validity in (Validity.EFFECTIVE, Validity.INEFFECTIVE)
-        return played or bool(result.info.get("step_spent"))
-
-    def _check_end(self, result: StepResult) -> Termination | None:
-        if self._game.cleared():
-            return Termination.GOAL_REACHED
-        # the runner checks the stall before the step cap
-        if self._progress.counter >= self.config.patience:
-            return Termination.NO_PROGRESS
-        return None
-
-    def _end_feedback(self, termination: Termination) -> str:
-        if termination == Termination.GOAL_REACHED:
-            return "You escaped the room!"
-        if termination == Termination.STEP_CAP:
-            return f"The step limit of {self.config.max_steps} is reached; the game is over."
-        return f"Nothing new happened in the last {self.config.patience} steps; the game is over."
+    def _cleared(self) -> bool:
+        return self._game.cleared()
 
     # --- oracle --------------------------------------------------------------------------------
     def _oracle(self, role: str) -> str | None:
