@@ -75,6 +75,13 @@ def test_ivispar_vision_episode_with_a_captioner(tmp_path):
     record = RunReader(out).records()[0]
     purposes = {(u["role"], u["purpose"]) for u in record["usage_breakdown"]}
     assert purposes == {("player", "act"), ("player", "caption")}
+    # the system prompt is written once; later calls refer to it and the reader puts it back
+    raw = lines(out / record["calls"])
+    acts = [c for c in raw if c["purpose"] == "act"]
+    assert "text" in acts[0]["request"]["messages"][0]["content"][0]
+    assert acts[1]["request"]["messages"][0]["content"][0]["repeat_of"]["call"] == acts[0]["call"]
+    expanded = [c for c in RunReader(out).calls(record)[0] if c["purpose"] == "act"]
+    assert expanded[1]["request"]["messages"][0] == expanded[0]["request"]["messages"][0]
 
 
 def test_comma_pair_with_a_judge(tmp_path):
