@@ -145,7 +145,7 @@ def build_html(runs: list[dict[str, Any]], budget: int = REPLAY_BUDGET_BYTES) ->
     )
     results = (
         f'<section id="results"><h1>playbench report</h1><p class="muted">{render.esc(names)}</p>{note}'
-        f"<h2>Results</h2>{render.headline_table(runs, links)}{render.paper_block(runs)}"
+        f"<h2>Results</h2>{render.headline_table(runs, links)}{render.matrix_block(runs)}{render.paper_block(runs)}"
         f"{'<h2>Plots</h2>' if plot_list else ''}{render.plots_block(plot_list)}"
         f"<h2>{'Metrics side by side' if len(runs) > 1 else 'All metrics'}</h2>{render.metrics_side_by_side(runs)}"
         f"{render.usage_block(runs)}"

@@ -223,6 +223,48 @@ def paper_block(runs: list[dict[str, Any]]) -> str:
     return "".join(out)
 
 
+def matrix_block(runs: list[dict[str, Any]], pairs_shown: int = 60) -> str:
+    """For two or more runs: the tasks × models table and the paired comparisons over shared instances."""
+    from playbench.report import compare
+
+    if len(runs) < 2:
+        return ""
+    grid = compare.matrix(runs)
+    head = "<th>task</th>" + "".join(f"<th>{esc(c)}</th>" for c in grid["columns"])
+    rows = "".join(
+        f"<tr><th scope=row>{esc(row['task'])}</th>"
+        + "".join(f"<td>{esc(c['text'] if c else '–')}</td>" for c in row["cells"])
+        + "</tr>"
+        for row in grid["rows"]
+    )
+    out = [
+        "<h2>Tasks × models</h2>",
+        f'<div class="scroll"><table class="matrix headline"><caption>success [95% interval] (scored / errored)'
+        f"</caption><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>",
+    ]
+    pairs = [p for p in compare.paired(runs) if "difference" in p]
+    if pairs:
+        body = "".join(
+            f"<tr><td>{esc(p['task'])}</td><td>{esc(p['a'])}</td><td>{esc(p['b'])}</td><td>{p['shared']}</td>"
+            f"<td>{esc(compare.comparison_text(p))}</td><td>{p['a_better']}</td><td>{p['b_better']}</td>"
+            f"<td>{esc(compare.p_text(p['p_value']))}</td></tr>"
+            for p in pairs[:pairs_shown]
+        )
+        more = (
+            f'<p class="muted">{len(pairs) - pairs_shown} more pairs in comparisons.csv.</p>'
+            if len(pairs) > pairs_shown
+            else ""
+        )
+        out.append(
+            "<h3>Paired over shared scored instances</h3>"
+            '<div class="scroll"><table class="paired small"><caption>success A − B in percentage points with a '
+            "bootstrap 95% interval; exact sign test</caption><thead><tr><th>task</th><th>A</th><th>B</th>"
+            "<th>shared</th><th>A − B</th><th>A better</th><th>B better</th><th>p</th></tr></thead>"
+            f"<tbody>{body}</tbody></table></div>{more}"
+        )
+    return "".join(out)
+
+
 def plots_block(plots: list[tuple[str, str]]) -> str:
     if not plots:
         return ""

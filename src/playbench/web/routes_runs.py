@@ -84,7 +84,7 @@ def compare(request: Request, library: Library, plots: Plots) -> str:
     body = (
         f"<h1>Compare {len(runs)} runs</h1><p class=muted>{render.esc(names)}</p>"
         + "".join(render.warnings_block(f"{r['name']}: {w}" for w in r["warnings"]) for r in runs)
-        + f"<h2>Results</h2>{render.headline_table(runs, links)}{render.paper_block(runs)}"
+        + f"<h2>Results</h2>{render.headline_table(runs, links)}{render.matrix_block(runs)}{render.paper_block(runs)}"
         f"{'<h2>Plots</h2>' if plot_list else ''}{render.plots_block(plot_list)}"
         f"<h2>Metrics side by side</h2>{render.metrics_side_by_side(runs)}{render.usage_block(runs)}"
         f"<h2>Episodes side by side</h2>{render.instances_side_by_side(runs, links)}"
