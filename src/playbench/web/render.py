@@ -239,7 +239,7 @@ def matrix_block(runs: list[dict[str, Any]], pairs_shown: int = 60) -> str:
     )
     out = [
         "<h2>Tasks × models</h2>",
-        f'<div class="scroll"><table class="matrix headline"><caption>success [95% interval] (scored / errored)'
+        f'<div class="scroll"><table class="matrix"><caption>success [95% interval] (scored / errored)'
         f"</caption><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>",
     ]
     pairs = [p for p in compare.paired(runs) if "difference" in p]
