@@ -37,7 +37,7 @@ from playbench.agents.base import Agent, AgentSpec
 from playbench.core.errors import ConfigError
 from playbench.core.task import EpisodeContext, derive_seed
 from playbench.core.types import Action, ImagePart, Observation, Part, TextPart, Usage
-from playbench.models.base import ChatModel, GenerationParams, Message
+from playbench.models.base import ChatModel, GenerationParams, Message, call_purpose
 from playbench.render.draw2d import to_png
 from playbench.tasks.visescape import agent_prompts as prompts
 
@@ -101,7 +101,8 @@ class StepCalls:
     async def call(
         self, model: ChatModel, messages: list[Message], params: GenerationParams, kind: str
     ) -> str:
-        response = await model.generate(messages, params)
+        with call_purpose(kind):  # the calls file says which of the agent's calls this was
+            response = await model.generate(messages, params)
         self.usage.add(response.usage)
         self.outputs.append((kind, response.text))
         return response.text.strip()
