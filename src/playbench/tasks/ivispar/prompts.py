@@ -148,16 +148,22 @@ def vision_block(piece: str = "object", rules: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def text_block(goal: str, active: str) -> str:
+def text_block(
+    goal: str,
+    active: str,
+    shape: str = "list of coordinates",
+    piece: str = "objects",
+    rules: list[str] | None = None,
+) -> str:
     """The text of a step in the text modality (the original's `## Analyze the States` message),
-    which holds the goal and active states."""
+    which holds the goal and active states; the tile puzzle passes its own words and rules."""
     lines = [
         "## The states",
-        "The goal state is the first list of coordinates:",
+        f"The goal state is the first {shape}:",
         goal,
-        "The active state is the second list of coordinates:",
+        f"The active state is the second {shape}:",
         active,
-        "Study both closely and work out how to move the objects of the active state so that it matches "
+        f"Study both closely and work out how to move the {piece} of the active state so that it matches "
         "the goal state.",
         "",
         "## You are also given",
@@ -165,6 +171,6 @@ def text_block(goal: str, active: str) -> str:
         "- the action you suggested in each of them.",
         "Compare them with the active state to decide on your next action.",
         "",
-        *_invalid_and_format(vision=False),
+        *(_invalid_and_format(vision=False) if rules is None else rules),
     ]
     return "\n".join(lines)

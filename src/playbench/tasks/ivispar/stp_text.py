@@ -215,20 +215,4 @@ def vision_block() -> str:
 
 
 def text_block(goal: str, active: str) -> str:
-    lines = [
-        "## The states",
-        "The goal state is the first board:",
-        goal,
-        "The active state is the second board:",
-        active,
-        "Study both closely and work out how to move the tiles of the active state so that it matches "
-        "the goal state.",
-        "",
-        "## You are also given",
-        "- the previous states,",
-        "- the action you suggested in each of them.",
-        "Compare them with the active state to decide on your next action.",
-        "",
-        *_invalid_and_format(vision=False),
-    ]
-    return "\n".join(lines)
+    return prompts.text_block(goal, active, "board", "tiles", _invalid_and_format(vision=False))

@@ -182,12 +182,9 @@ _GLOBAL_WORDS = {
 }  # fmt: skip
 
 
-def extract_json(text: str) -> dict[str, Any] | None:
-    """Their reading of a reply: fenced ```json blocks and every outermost {...}; the longest one
-    that parses wins."""
-    if not isinstance(text, str):
-        return None
-    candidates = re.findall(r"```(?:json)?\s*(\{.*?\})\s*```", text, flags=re.DOTALL | re.IGNORECASE)
+def outermost_objects(text: str) -> list[str]:
+    """Every outermost `{...}` of `text`, in order (their readers' brace scan)."""
+    out: list[str] = []
     depth, start = 0, None
     for i, ch in enumerate(text):
         if ch == "{":
@@ -197,8 +194,18 @@ def extract_json(text: str) -> dict[str, Any] | None:
         elif ch == "}" and depth:
             depth -= 1
             if depth == 0 and start is not None:
-                candidates.append(text[start : i + 1])
+                out.append(text[start : i + 1])
                 start = None
+    return out
+
+
+def extract_json(text: str) -> dict[str, Any] | None:
+    """Their reading of a reply: fenced ```json blocks and every outermost {...}; the longest one
+    that parses wins."""
+    if not isinstance(text, str):
+        return None
+    candidates = re.findall(r"```(?:json)?\s*(\{.*?\})\s*```", text, flags=re.DOTALL | re.IGNORECASE)
+    candidates += outermost_objects(text)
     for cand in sorted(candidates, key=len, reverse=True):
         try:
             data = json.loads(cand)
@@ -678,17 +685,7 @@ def _first_json(text: str) -> dict[str, Any] | None:
     fenced = re.findall(r"```(?:json)?\s*(\{.*?\})\s*```", text, flags=re.DOTALL | re.IGNORECASE)
     candidates = list(fenced)
     if not candidates:
-        depth, start = 0, None
-        for i, ch in enumerate(text):
-            if ch == "{":
-                if depth == 0:
-                    start = i
-                depth += 1
-            elif ch == "}" and depth:
-                depth -= 1
-                if depth == 0 and start is not None:
-                    candidates.append(text[start : i + 1])
-                    start = None
+        candidates = outermost_objects(text)
     for cand in candidates:
         try:
             data = json.loads(cand)
