@@ -68,11 +68,57 @@ async def test_generation_params_are_passed_only_when_set():
     assert (body["temperature"], body["top_p"], body["max_tokens"], body["seed"]) == (0.2, 0.9, 77, 11)
 
 
-async def test_reasoning_models_get_max_completion_tokens():
+async def test_reasoning_models_get_max_completion_tokens_with_room_to_reason():
+    # the cap bounds the visible answer; a reasoning model's budget adds its reasoning allowance
+    from playbench.models.openai_provider import DEFAULT_REASONING_ALLOWANCE
+
     _, body, _ = await send(
         [Message.text("user", "x")], GenerationParams(max_tokens=50), spec="openai:o4-mini"
     )
-    assert body["max_completion_tokens"] == 50 and "max_tokens" not in body
+    assert body["max_completion_tokens"] == 50 + DEFAULT_REASONING_ALLOWANCE and "max_tokens" not in body
+    _, body, _ = await send(
+        [Message.text("user", "x")], GenerationParams(max_tokens=50, reasoning_tokens=300), spec="openai:gpt-5"
+    )
+    assert body["max_completion_tokens"] == 350
+    _, body, _ = await send([Message.text("user", "x")], GenerationParams(max_tokens=None), spec="openai:gpt-5")
+    assert "max_completion_tokens" not in body and "max_tokens" not in body
+
+
+async def test_reasoning_effort_and_extra_body_reach_the_request_body():
+    params = GenerationParams(max_tokens=500, reasoning_effort="high", extra_body={"verbosity": "low"})
+    _, body, _ = await send([Message.text("user", "x")], params, spec="openai:gpt-5")
+    assert body["reasoning_effort"] == "high" and body["verbosity"] == "low"
+    # a model with no reasoning of its own that is asked for reasoning gets the new token field too
+    _, body, _ = await send(
+        [Message.text("user", "x")], GenerationParams(max_tokens=40, reasoning_tokens=60), spec="openai:qwen3"
+    )
+    assert body["max_completion_tokens"] == 100 and "reasoning_effort" not in body
+    # effort none on a reasoning model: no allowance is added
+    _, body, _ = await send(
+        [Message.text("user", "x")], GenerationParams(max_tokens=40, reasoning_effort="none"), spec="openai:gpt-5.1"
+    )
+    assert body["max_completion_tokens"] == 40 and body["reasoning_effort"] == "none"
+
+
+async def test_images_go_as_jpeg_with_detail_when_asked():
+    import base64
+    import io
+
+    from PIL import Image
+
+    from playbench.core.types import ImagePart, TextPart
+
+    buf = io.BytesIO()
+    Image.new("RGB", (8, 6), (200, 10, 10)).save(buf, format="PNG")
+    image = ImagePart(buf.getvalue(), send_as="jpeg", detail="high")
+    _, body, _ = await send([Message("user", [TextPart("look"), image])])
+    part = body["messages"][0]["content"][1]["image_url"]
+    assert part["detail"] == "high" and part["url"].startswith("data:image/jpeg;base64,")
+    decoded = Image.open(io.BytesIO(base64.b64decode(part["url"].split(",", 1)[1])))
+    assert decoded.format == "JPEG" and decoded.size == (8, 6)
+    _, body, _ = await send([Message("user", [TextPart("look"), ImagePart(buf.getvalue())])])
+    part = body["messages"][0]["content"][1]["image_url"]
+    assert "detail" not in part and part["url"].startswith("data:image/png;base64,")
 
 
 async def test_local_model_name_with_colon_and_placeholder_key():

@@ -24,6 +24,7 @@ from rich.progress import (
 
 from playbench.core.errors import ConfigError, PlaybenchError
 from playbench.core.registry import all_specs, get_spec, parse_assignments, resolve
+from playbench.models.base import REASONING_EFFORTS
 
 err_console = Console(stderr=True, soft_wrap=True)
 DEFAULT_QUICKSTART_AGENTS = ("oracle", "random")
@@ -188,9 +189,56 @@ def _add_run_options(
         "--history", type=int, default=None, help="past exchanges kept in the conversation (default 0)"
     )
     g.add_argument("--no-cot", action="store_true", help="ask for the action line only, no reasoning")
-    g.add_argument("--temperature", type=float, default=None)
-    g.add_argument("--top-p", type=float, default=None)
-    g.add_argument("--max-tokens", type=int, default=None)
+    g.add_argument(
+        "--temperature",
+        type=float,
+        default=None,
+        help="sampling temperature (default: the paper's, else the provider's)",
+    )
+    g.add_argument(
+        "--top-p",
+        type=float,
+        default=None,
+        help="nucleus sampling (default: the paper's, else the provider's)",
+    )
+    g.add_argument(
+        "--max-tokens",
+        type=_max_tokens,
+        default=None,
+        metavar="N|none",
+        help="cap on the visible answer; 'none' sends no cap (default: the paper's, else 1024)",
+    )
+    g.add_argument(
+        "--reasoning-effort",
+        choices=REASONING_EFFORTS,
+        default=None,
+        help="ask a reasoning model for this effort (OpenAI reasoning_effort, Anthropic thinking, Gemini thinking)",
+    )
+    g.add_argument(
+        "--reasoning-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="thinking budget in tokens, added to the answer cap (Anthropic budget_tokens, Gemini thinking_budget)",
+    )
+    g.add_argument(
+        "--extra-body",
+        default=None,
+        metavar="JSON",
+        help="a JSON object merged into every request body (a provider's own fields)",
+    )
+    g.add_argument(
+        "--image-format",
+        choices=("png", "jpeg"),
+        default=None,
+        help="how images are sent (default: the paper's, else png)",
+    )
+    g.add_argument(
+        "--image-detail",
+        choices=("low", "high", "auto"),
+        default=None,
+        help="OpenAI's image detail (default: the paper's, else none sent)",
+    )
     m = run.add_argument_group("model backend")
     m.add_argument(
         "--base-url", default=None, help="OpenAI-compatible server (vLLM, SGLang, Ollama); or OPENAI_BASE_URL"
@@ -296,7 +344,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         con.print(f"  [cyan]{name}[/cyan]", highlight=False)
     con.print("[bold]Model providers[/bold]")
     for entry in provider_entries().values():
-        con.print(f"  [cyan]{escape(entry.spec_form)}[/cyan]  {escape(entry.description)}", highlight=False)
+        key = getattr(entry, "key_env", "")
+        key_note = f" (key: ${key})" if key else ""
+        con.print(
+            f"  [cyan]{escape(entry.spec_form)}[/cyan]  {escape(entry.description + key_note)}",
+            highlight=False,
+        )
     return 0
 
 
@@ -306,10 +359,35 @@ def _agent_options(args: argparse.Namespace) -> dict[str, Any]:
         options["history"] = args.history
     if args.no_cot:
         options["cot"] = False
-    for key in ("temperature", "top_p", "max_tokens"):
-        if getattr(args, key) is not None:
+    for key in MODEL_FLAGS:
+        if getattr(args, key, None) is not None:
             options[key] = getattr(args, key)
     return options
+
+
+# the llm options the command line sets by their own flags (`--top-p` is top_p ...)
+MODEL_FLAGS = (
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "reasoning_effort",
+    "reasoning_tokens",
+    "extra_body",
+    "image_format",
+    "image_detail",
+)
+
+
+def _max_tokens(text: str) -> int | str:
+    if text.strip().lower() == "none":
+        return "none"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1 or none (got {text!r})") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1 or none (got {text!r})")
+    return value
 
 
 def _seat_agents(args: argparse.Namespace, main: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -466,6 +544,28 @@ def execute_with_progress(
     return summaries
 
 
+def print_model_side(configs: list[Any]) -> None:
+    """One line per distinct model side: which settings each model-driven seat gets, and from where."""
+    from playbench.runner.protocol import describe_settings
+    from playbench.runner.run import plan_run
+
+    lines: dict[str, list[str]] = {}
+    for config in configs:
+        for task_id, record in plan_run(config).model_side.items():
+            for role, seat in record["seats"].items():
+                line = f"{seat['model']} as {role}: {describe_settings(seat['settings'])}"
+                if record.get("task_options"):
+                    line += (
+                        " (task options "
+                        + ", ".join(f"{k}={v}" for k, v in record["task_options"].items())
+                        + ")"
+                    )
+                lines.setdefault(line, []).append(task_id)
+    for line, tasks in lines.items():
+        shown = ", ".join(dict.fromkeys(tasks))
+        err_console.print(f"model side of {shown}: {line}", highlight=False, markup=False)
+
+
 def check_error_rate(value: float) -> float:
     if not 0.0 <= value <= 1.0 or value != value:
         raise ConfigError(f"--max-error-rate must be a share between 0 and 1 (got {value})")
@@ -478,6 +578,14 @@ def error_summary(configs: list[Any], summaries: list[dict[str, Any]], max_rate:
     status = 0
     for config, summary in zip(configs, summaries, strict=True):
         errors, episodes = int(summary.get("errors") or 0), int(summary.get("episodes") or 0)
+        truncated = int(summary.get("truncated_replies") or 0)
+        if truncated:
+            err_console.print(
+                f"{config.out}: warning: {truncated} repl{'y was' if truncated == 1 else 'ies were'} cut by the "
+                "output budget (finish reason length) and read as they were; --max-tokens raises the cap",
+                highlight=False,
+                style="yellow",
+            )
         if not errors:
             continue
         rate = errors / episodes if episodes else 1.0
@@ -489,6 +597,17 @@ def error_summary(configs: list[Any], summaries: list[dict[str, Any]], max_rate:
             highlight=False,
             style="bold red" if over else "yellow",
         )
+        kinds = summary.get("error_kinds") or {}
+        if kinds:
+            err_console.print(
+                "  by kind: " + ", ".join(f"{kind} {n}" for kind, n in kinds.items()), highlight=False
+            )
+        if kinds.get("output_budget"):
+            err_console.print(
+                "  output_budget: replies came back empty because the output budget ran out (a reasoning model "
+                "thinking past it?): raise --max-tokens or --reasoning-tokens, or lower --reasoning-effort",
+                highlight=False,
+            )
         messages: dict[str, int] = {}
         for entry in summary.get("tasks", {}).values():
             for message, k in (entry.get("error_messages") or {}).items():
@@ -518,8 +637,10 @@ def cmd_run(args: argparse.Namespace, argv: list[str]) -> int:
     max_rate = check_error_rate(args.max_error_rate)
     configs = make_run_configs(args)
     if args.dry_run:
+        print_model_side(configs)
         print_plan(configs)
         return 0
+    print_model_side(configs)
     summaries = execute_with_progress(configs, argv=["playbench", *argv])
     print_table([load_run(c.out) for c in configs])
     return error_summary(configs, summaries, max_rate)
@@ -705,6 +826,7 @@ def cmd_reproduce(args: argparse.Namespace, argv: list[str]) -> int:
     configs = make_run_configs(args)
     for config in configs:
         config.preset = preset.suite
+    print_model_side(configs)
     summaries = execute_with_progress(configs, argv=["playbench", *argv])
     runs = [load_run(c.out) for c in configs]
     print_table(runs)

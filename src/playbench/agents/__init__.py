@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from playbench.agents.base import Agent, AgentSpec, AgentStopped
 from playbench.agents.human import HumanAgent
-from playbench.agents.llm import LLM_OPTIONS, LLMAgent
+from playbench.agents.llm import LLM_OPTIONS, LLMAgent, read_model_options
 from playbench.agents.registry import BUILTIN_NAMES, get_agent_entry, register_agent, registered_agents
 from playbench.agents.simple import OracleAgent, RandomAgent, ReplayAgent
 from playbench.core.errors import ConfigError
@@ -47,6 +47,8 @@ def parse_agent(name: str, model: str | None = None, options: dict | None = None
         raise ConfigError(
             f"agent '{base}' does not take option(s) {', '.join(unknown)} (accepted: {', '.join(sorted(accepted))})"
         )
+    if needs_model:
+        read_model_options(options)  # every model option's value checked before anything runs
     spec = AgentSpec(name=name, model=model, options=options)
     check = getattr(entry.load_class(), "check_options", None) if entry is not None else None
     if check is not None:

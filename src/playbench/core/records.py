@@ -61,6 +61,8 @@ class EpisodeRecord:
     metrics: dict[str, Any]
     termination: str
     error: str | None
+    error_kind: str | None  # output_budget, refusal, model_call or exception (None without an error)
+    truncated_replies: int  # replies with text that the output budget cut (they went to the task)
     usage: dict[str, Any]
     usage_by_role: dict[str, dict[str, Any]]
     usage_by_model: dict[str, dict[str, Any]]

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from playbench.core.errors import ConfigError
+from playbench.core.model_side import ModelSide
 from playbench.core.types import EpisodeResult, Observation, StepResult
 
 
@@ -164,6 +165,11 @@ class Task(ABC):
     @classmethod
     def has_oracle(cls) -> bool:
         return cls.oracle_action is not Task.oracle_action
+
+    def model_side(self) -> ModelSide | None:
+        """What the original sent to the model (sampling, output cap, history, images), applied to
+        every model-driven seat on every run (`core/model_side.py`); None: nothing declared."""
+        return None
 
     def state(self) -> Any:
         """The full game state, hidden parts included, as JSON-able data (PettingZoo's `state()`):

@@ -13,12 +13,20 @@ class TextPart:
     text: str
 
 
+IMAGE_FORMATS = ("png", "jpeg")
+IMAGE_DETAILS = ("low", "high", "auto")
+
+
 @dataclass(frozen=True)
 class ImagePart:
-    """A PNG image. It stays bytes until a model backend encodes it for the wire."""
+    """A PNG image. It stays PNG bytes until a model backend encodes it for the wire: as PNG, or as
+    JPEG when `send_as` says so (an original that sent JPEG), with `detail` ("low", "high", "auto")
+    where the provider takes one (OpenAI's image detail; None sends none)."""
 
     png: bytes
     label: str = ""
+    send_as: str = "png"
+    detail: str | None = None
 
     @property
     def digest(self) -> str:

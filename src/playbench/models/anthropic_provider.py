@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
 import anthropic
 
 from playbench.core.types import ImagePart, TextPart
 from playbench.models.base import GenerationParams, Message, ModelError
+from playbench.models.images import wire_base64
 from playbench.models.remote import MalformedReply, RemoteChatModel, _Reply
 
 
 def png_block(image: ImagePart) -> dict[str, Any]:
-    return {
-        "type": "image",
-        "source": {
-            "type": "base64",
-            "media_type": "image/png",
-            "data": base64.b64encode(image.png).decode("ascii"),
-        },
-    }
+    """An image block, in the format the image is sent (PNG, or JPEG when `send_as` says so); the
+    messages API has no detail setting."""
+    media_type, data = wire_base64(image)
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
 
 
 def to_anthropic_request(
@@ -57,6 +53,26 @@ def to_anthropic_request(
     return ("\n\n".join(system) if system else None), out
 
 
+# The messages API requires max_tokens; a run whose protocol sends no cap (an original that sent none to
+# other providers) gets this one, the largest every current Claude model accepts.
+DEFAULT_MAX_TOKENS = 8192
+# --reasoning-effort as a thinking budget (LiteLLM's mapping; the API's minimum budget is 1024).
+EFFORT_BUDGETS = {"minimal": 1024, "low": 1024, "medium": 2048, "high": 4096}
+MIN_THINKING_BUDGET = 1024
+
+
+def thinking_budget(params: GenerationParams) -> int | None:
+    """Extended thinking's budget_tokens for these params, or None for no thinking (reasoning_tokens=0:
+    none beyond the answer cap)."""
+    if params.reasoning_effort == "none":
+        return None
+    if params.reasoning_tokens:
+        return max(MIN_THINKING_BUDGET, params.reasoning_tokens)
+    if params.reasoning_effort is not None:
+        return EFFORT_BUDGETS[params.reasoning_effort]
+    return None
+
+
 class AnthropicModel(RemoteChatModel):
     """`anthropic:MODEL` through `anthropic.AsyncAnthropic().messages.create`.
 
@@ -89,21 +105,27 @@ class AnthropicModel(RemoteChatModel):
             raise ModelError(
                 f"{self.spec}: the Anthropic API needs at least one user message", spec=self.spec
             )
-        # max_tokens is mandatory in this API.
+        thinking = thinking_budget(params)
+        # max_tokens is mandatory in this API: the answer cap (DEFAULT_MAX_TOKENS where the run sends
+        # none) plus the thinking budget, which the API counts inside max_tokens.
+        answer = params.max_tokens if params.max_tokens is not None else DEFAULT_MAX_TOKENS
         request: dict[str, Any] = {
             "model": self.model,
             "messages": wire,
-            "max_tokens": params.max_tokens or 1024,
+            "max_tokens": answer + (thinking or 0),
         }
         if system is not None:
             request["system"] = system
+        if thinking:
+            request["thinking"] = {"type": "enabled", "budget_tokens": thinking}
         # This SDK generation no longer types temperature/top_p (newer models reject them), so when
         # a run asks for them they travel in extra_body: older models and compatible servers still
         # honour them, and a model that refuses answers 400, which fails at once with its reason.
         sampling = {name: getattr(params, name) for name in ("temperature", "top_p")}
         sampling = {k: v for k, v in sampling.items() if v is not None}
-        if sampling:
-            request["extra_body"] = sampling
+        extra = {**sampling, **(params.extra_body or {})}
+        if extra:
+            request["extra_body"] = extra
         return request
 
     async def _send(self, client: anthropic.AsyncAnthropic, request: dict[str, Any]) -> _Reply:
@@ -111,9 +133,10 @@ class AnthropicModel(RemoteChatModel):
         blocks = response.content
         if not isinstance(blocks, list):
             raise MalformedReply("the response has no content list")
-        if not blocks:
+        stop = getattr(response, "stop_reason", None)
+        if not blocks and stop not in ("max_tokens", "refusal"):
             # The API's counterpart of OpenAI's empty `choices`: nothing the task could even judge.
-            stop = getattr(response, "stop_reason", None)
+            # (An empty reply cut by max_tokens or a refusal is an answer the runner classifies.)
             raise MalformedReply(f"the response has no content blocks (stop_reason={stop})")
         # Thinking and tool-use blocks are not the answer; the text blocks together are.
         text = "".join(getattr(b, "text", "") or "" for b in blocks if getattr(b, "type", None) == "text")
@@ -127,5 +150,5 @@ class AnthropicModel(RemoteChatModel):
             input_tokens=getattr(usage, "input_tokens", None) if usage is not None else None,
             output_tokens=getattr(usage, "output_tokens", None) if usage is not None else None,
             reasoning=thinking or None,
-            finish_reason=getattr(response, "stop_reason", None),
+            finish_reason=stop,
         )

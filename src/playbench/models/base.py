@@ -22,17 +22,48 @@ class Message:
         return cls(role, [TextPart(text)])
 
 
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
+
+
 @dataclass(frozen=True)
 class GenerationParams:
+    """What a model call asks of the provider.
+
+    `max_tokens` is the cap on the *visible* answer (None: no cap is sent, where the API allows it).
+    `reasoning_effort` (one of REASONING_EFFORTS) and `reasoning_tokens` (a thinking budget) are
+    mapped per provider: OpenAI's `reasoning_effort`, Anthropic's extended thinking, Gemini's thinking
+    config. For a reasoning model the request's output budget is the answer cap plus the reasoning
+    budget (`output_budget`), so a paper's cap limits the answer and not the thinking.
+    `extra_body` is merged into the request body as it is (a provider's own fields).
+    """
+
     temperature: float | None = None
     top_p: float | None = None
-    max_tokens: int = 1024
+    max_tokens: int | None = 1024
     seed: int | None = None
+    reasoning_effort: str | None = None
+    reasoning_tokens: int | None = None
+    extra_body: dict[str, Any] | None = None
     # Never sent to a provider: it separates repeated samples of one prompt (trials) in the response cache.
     sample_key: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None}
+
+    @property
+    def reasoning(self) -> bool:
+        """The call asks for reasoning (an effort other than "none", or a thinking budget)."""
+        return (self.reasoning_effort not in (None, "none")) or bool(self.reasoning_tokens)
+
+    def output_budget(self, reasoning_model: bool = False, reasoning_allowance: int = 0) -> int | None:
+        """The output tokens to request: the answer cap, plus the reasoning budget for a reasoning
+        model (`reasoning_tokens`, else `reasoning_allowance`); None when there is no answer cap."""
+        if self.max_tokens is None:
+            return None
+        if not (reasoning_model or self.reasoning) or self.reasoning_effort == "none":
+            return self.max_tokens
+        extra = self.reasoning_tokens if self.reasoning_tokens is not None else reasoning_allowance
+        return self.max_tokens + extra
 
 
 @dataclass
@@ -89,6 +120,61 @@ class ModelError(Exception):
         # True when the last failure was of a retryable kind (429, 5xx, timeout, connection):
         # the retries ran out rather than the request being rejected outright.
         self.retryable = retryable
+
+    # what went wrong, as the episode record's `error_kind` says it
+    kind: str = "model_call"
+
+
+class OutputBudgetExhausted(ModelError):
+    """The reply's visible text is empty because the output budget ran out (finish reason `length`,
+    `max_tokens`, `MAX_TOKENS`): a reasoning model that spent it all on thinking, or a cap too small.
+    It is never a move: the episode errors (rerunnable, left out of scores)."""
+
+    kind = "output_budget"
+
+
+class Refused(ModelError):
+    """The provider's content filter or the model's refusal ended the reply (finish reason
+    `content_filter`, `refusal`, `SAFETY`, ...)."""
+
+    kind = "refusal"
+
+
+# Finish reasons, lower-cased, across providers (OpenAI, Anthropic, Gemini).
+BUDGET_FINISHES = frozenset({"length", "max_tokens", "max_output_tokens"})
+REFUSAL_FINISHES = frozenset(
+    {
+        "content_filter",
+        "refusal",
+        "safety",
+        "prohibited_content",
+        "blocklist",
+        "spii",
+        "image_safety",
+        "recitation",
+    }
+)
+
+
+def cut_by_budget(response: ModelResponse) -> bool:
+    """The reply stopped because the output budget ran out."""
+    return str(response.finish_reason or "").lower() in BUDGET_FINISHES
+
+
+def reply_error(response: ModelResponse, spec: str) -> ModelError | None:
+    """The error a reply stands for, if it is not an answer: refused, or empty because its budget ran out."""
+    finish = str(response.finish_reason or "").lower()
+    if finish in REFUSAL_FINISHES:
+        return Refused(f"{spec} refused to answer (finish reason {response.finish_reason!r})", spec=spec)
+    if finish in BUDGET_FINISHES and not response.text.strip():
+        spent = f", {response.reasoning_tokens} of them reasoning" if response.reasoning_tokens else ""
+        return OutputBudgetExhausted(
+            f"{spec} returned an empty reply: its output budget ran out (finish reason "
+            f"{response.finish_reason!r}, {response.usage.output_tokens} output tokens{spent}); "
+            "raise --max-tokens or --reasoning-tokens, or lower --reasoning-effort",
+            spec=spec,
+        )
+    return None
 
 
 class ChatModel(ABC):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import re
 from typing import Any
 
@@ -10,17 +9,35 @@ import openai
 
 from playbench.core.types import ImagePart, TextPart
 from playbench.models.base import GenerationParams, Message, ModelError
+from playbench.models.images import data_uri
 from playbench.models.remote import MalformedReply, RemoteChatModel, _Reply
 
-# Reasoning models reject `max_tokens` and want `max_completion_tokens`; local servers and older
-# models only know `max_tokens`, so the new name is used only where it is required.
-_COMPLETION_TOKENS_MODELS = re.compile(r"^(o\d|gpt-5)")
+# OpenAI's reasoning models: they reject `max_tokens` and want `max_completion_tokens`, count their
+# hidden reasoning against it, and take no sampling settings; local servers and older models only
+# know `max_tokens`, so the new name is used only where it is required (or reasoning is asked for).
+REASONING_MODELS = re.compile(r"^(o\d|gpt-5(?!-chat))", re.IGNORECASE)
+# The reasoning allowance added to an answer cap for a reasoning model when the run gives no
+# --reasoning-tokens: OpenAI's advice is to reserve at least 25,000 tokens for reasoning and output.
+DEFAULT_REASONING_ALLOWANCE = 25_000
+
+
+def is_reasoning_model(model: str) -> bool:
+    return bool(REASONING_MODELS.match(model.rsplit("/", 1)[-1]))
+
 
 _ROLES = ("system", "user", "assistant", "developer")
 
 
 def png_data_uri(image: ImagePart) -> str:
-    return "data:image/png;base64," + base64.b64encode(image.png).decode("ascii")
+    """The image as a data URI, in the format it is sent (PNG, or JPEG when `send_as` says so)."""
+    return data_uri(image)
+
+
+def image_url_part(image: ImagePart) -> dict[str, Any]:
+    url: dict[str, Any] = {"url": data_uri(image)}
+    if image.detail is not None:
+        url["detail"] = image.detail
+    return {"type": "image_url", "image_url": url}
 
 
 def to_openai_messages(messages: list[Message], spec: str = "openai") -> list[dict[str, Any]]:
@@ -39,9 +56,7 @@ def to_openai_messages(messages: list[Message], spec: str = "openai") -> list[di
             content: Any = "\n".join(p.text for p in m.parts)  # type: ignore[union-attr]
         else:
             content = [
-                {"type": "text", "text": p.text}
-                if isinstance(p, TextPart)
-                else {"type": "image_url", "image_url": {"url": png_data_uri(p)}}
+                {"type": "text", "text": p.text} if isinstance(p, TextPart) else image_url_part(p)
                 for p in m.parts
             ]
         out.append({"role": m.role, "content": content})
@@ -72,14 +87,26 @@ class OpenAIModel(RemoteChatModel):
 
     def _build_request(self, messages: list[Message], params: GenerationParams) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(messages, self.spec)}
-        if params.max_tokens is not None:
-            name = "max_completion_tokens" if _COMPLETION_TOKENS_MODELS.match(self.model) else "max_tokens"
-            request[name] = params.max_tokens
+        reasoning_model = is_reasoning_model(self.model)
+        budget = params.output_budget(reasoning_model, DEFAULT_REASONING_ALLOWANCE)
+        if budget is not None:
+            name = "max_completion_tokens" if reasoning_model or params.reasoning else "max_tokens"
+            request[name] = budget
         for name in ("temperature", "top_p", "seed"):
             value = getattr(params, name)
             if value is not None:
                 request[name] = value
+        request.update(self._reasoning_fields(params))
+        if params.extra_body:
+            request["extra_body"] = {**request.get("extra_body", {}), **params.extra_body}
         return request
+
+    def _reasoning_fields(self, params: GenerationParams) -> dict[str, Any]:
+        """OpenAI takes an effort only; a thinking budget (`reasoning_tokens`) has no field of its own
+        in its API and only enlarges the output budget (a server with one takes it by --extra-body)."""
+        if params.reasoning_effort is None:
+            return {}
+        return {"reasoning_effort": params.reasoning_effort}
 
     async def _send(self, client: openai.AsyncOpenAI, request: dict[str, Any]) -> _Reply:
         response = await client.chat.completions.create(**request)
@@ -102,3 +129,37 @@ class OpenAIModel(RemoteChatModel):
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
             finish_reason=getattr(response.choices[0], "finish_reason", None),
         )
+
+
+class OpenRouterModel(OpenAIModel):
+    """`openrouter:VENDOR/MODEL` through OpenRouter's OpenAI-compatible API (https://openrouter.ai/api/v1).
+
+    Key: $OPENROUTER_API_KEY. Reasoning travels in OpenRouter's own `reasoning` object ({"effort"} or
+    {"max_tokens"}), which it maps to every vendor's reasoning setting.
+    """
+
+    provider = "openrouter"
+    key_env = "OPENROUTER_API_KEY"
+    base_url_env = "OPENROUTER_BASE_URL"
+    default_base_url = "https://openrouter.ai/api/v1"
+
+    def _compatible_name(self) -> str:
+        return "OpenRouter-compatible"
+
+    def _make_client(self) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            api_key=self._api_key,
+            max_retries=0,
+            timeout=self.timeout,
+            base_url=self._sdk_base_url or self.default_base_url,
+        )
+
+    def _reasoning_fields(self, params: GenerationParams) -> dict[str, Any]:
+        reasoning: dict[str, Any] = {}
+        if params.reasoning_effort == "none":
+            reasoning = {"enabled": False}
+        elif params.reasoning_tokens:
+            reasoning = {"max_tokens": params.reasoning_tokens}
+        elif params.reasoning_effort is not None:
+            reasoning = {"effort": params.reasoning_effort}
+        return {"extra_body": {"reasoning": reasoning}} if reasoning else {}

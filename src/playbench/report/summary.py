@@ -80,6 +80,16 @@ def error_messages(records: list[dict[str, Any]], keep: int = ERROR_MESSAGES_KEP
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:keep])
 
 
+def error_kinds(records: list[dict[str, Any]]) -> dict[str, int]:
+    """Errored episodes by kind: output_budget, refusal, model_call, exception (older records: unknown)."""
+    counts: dict[str, int] = {}
+    for r in records:
+        if r.get("error"):
+            kind = str(r.get("error_kind") or "unknown")
+            counts[kind] = counts.get(kind, 0) + 1
+    return dict(sorted(counts.items()))
+
+
 def _task_extras(task_id: str, records: list[dict[str, Any]], options: dict[str, Any] | None) -> dict:
     from playbench.core.registry import get_spec
 
@@ -130,6 +140,10 @@ def summarize(
             entry["turns"] = mean([t for _, t in turns], units=[u for u, _ in turns])
         if entry["errors"]:
             entry["error_messages"] = error_messages(recs)
+            entry["error_kinds"] = error_kinds(recs)
+        truncated = sum(int(r.get("truncated_replies") or 0) for r in recs)
+        if truncated:
+            entry["truncated_replies"] = truncated
         terminations: dict[str, int] = {}
         for r in recs:
             word = str(r.get("termination") or "unrecorded")
@@ -153,5 +167,7 @@ def summarize(
         "episodes": len(records),
         "scored": len(records) - errors,
         "errors": errors,
+        "error_kinds": error_kinds(records),
+        "truncated_replies": sum(int(r.get("truncated_replies") or 0) for r in records),
         "instances": len({(r["task"], str(r["instance_id"])) for r in records if not r.get("error")}),
     }

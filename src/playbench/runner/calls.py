@@ -32,6 +32,8 @@ from playbench.models.base import (
     Message,
     ModelError,
     ModelResponse,
+    cut_by_budget,
+    reply_error,
 )
 from playbench.models.remote import redact_url
 from playbench.report.summary import add_usage
@@ -83,6 +85,7 @@ class CallRecorder:
         self.images: dict[str, bytes] = {}  # file name inside the episode folder -> PNG
         self._usage: dict[tuple[str, str, str], _UsageRow] = {}
         self._texts: dict[str, dict[str, int]] = {}  # long text -> where it was first written
+        self.truncated_replies = 0  # replies with text that stopped because the output budget ran out
 
     def getter(self, role: str, get_model: Callable[[str], ChatModel]) -> Callable[[str], ChatModel]:
         """`get_model` for one seat's agent: the same models, each call recorded for `role`."""
@@ -165,10 +168,12 @@ class CallRecorder:
                 "reasoning": response.reasoning,
                 "finish_reason": response.finish_reason,
             }
-        else:
+        if error is not None:  # a failed call, or a reply that is not an answer (refusal, empty budget)
             line["error"] = (
                 str(error) if isinstance(error, ModelError) else f"{type(error).__name__}: {error}"
             )
+            if isinstance(error, ModelError):
+                line["error_kind"] = error.kind
         self.calls.append(json.dumps(line, ensure_ascii=False))
 
     def _count(
@@ -221,7 +226,15 @@ class RecordingModel(ChatModel):
         except Exception as exc:
             self.recorder.add(self.role, self.label, messages, params, started, None, exc)
             raise
-        self.recorder.add(self.role, self.label, messages, params, started, response, None)
+        # A refusal, or an empty reply cut by its budget, is never a move: the call stays on record
+        # with its response, and the episode errors with that kind. A cut reply with text is counted
+        # and goes on to the task, which reads it as the protocol says.
+        problem = reply_error(response, self.label)
+        self.recorder.add(self.role, self.label, messages, params, started, response, problem)
+        if problem is not None:
+            raise problem
+        if cut_by_budget(response):
+            self.recorder.truncated_replies += 1
         return response
 
     def describe(self) -> dict[str, Any]:
@@ -263,7 +276,7 @@ class ReplayedModel(ChatModel):
                 f"{self.label}: the request of call {call.get('call')} (turn {call.get('turn')}) differs from the "
                 "recorded one"
             )
-        if call.get("error") or call.get("response") is None:
+        if call.get("response") is None:  # a reply that came but was no answer is replayed as it came
             raise ReplayMismatch(
                 f"{self.label}: call {call.get('call')} failed when recorded: {call.get('error')}"
             )

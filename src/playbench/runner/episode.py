@@ -95,6 +95,7 @@ async def run_episode(
     usage = Usage()
     usage_by_role: dict[str, Usage] = {}
     error: str | None = None
+    error_kind: str | None = None
     stopped = False
     task: Task | None = None
     role_labels: dict[str, str] = {}
@@ -169,18 +170,19 @@ async def run_episode(
                 ).to_dict()
             )
     except ModelError as exc:
-        error = str(exc)
+        error, error_kind = str(exc), exc.kind
         usage.retries += max(0, getattr(exc, "attempts", 0) - 1)  # the failed call's retries count too
     except PlaybenchError as exc:
-        error = str(exc)
+        error, error_kind = str(exc), "exception"
     except Exception as exc:  # a bug in a task or agent must not take the whole run down
-        error = f"{type(exc).__name__}: {exc}"
+        error, error_kind = f"{type(exc).__name__}: {exc}", "exception"
         steps.append({"turn": len(steps) + 1, "error": error, "traceback": traceback.format_exc()})
     for agent in agents.values():
         try:
             await agent.close()
         except Exception as exc:  # cleaning up must not lose the episode
-            error = error or f"closing the agent failed: {type(exc).__name__}: {exc}"
+            if error is None:
+                error, error_kind = f"closing the agent failed: {type(exc).__name__}: {exc}", "exception"
 
     turns = sum(1 for s in steps if "role" in s)  # a crash's traceback line is not a turn
     success, n_steps, metrics, optimal = False, turns, {}, job.instance.get("optimal_steps")
@@ -191,7 +193,8 @@ async def run_episode(
             success, n_steps, metrics = outcome.success, outcome.steps, outcome.metrics
             termination = outcome.termination or termination
         except Exception as exc:
-            error = error or f"outcome failed: {type(exc).__name__}: {exc}"
+            if error is None:
+                error, error_kind = f"outcome failed: {type(exc).__name__}: {exc}", "exception"
     if stopped:
         termination = Termination.AGENT_STOPPED
     if error is not None:
@@ -214,6 +217,8 @@ async def run_episode(
         metrics=metrics,
         termination=str(termination),
         error=error,
+        error_kind=error_kind if error is not None else None,
+        truncated_replies=recorder.truncated_replies,
         usage=usage.to_dict(),
         usage_by_role={role: u.to_dict() for role, u in usage_by_role.items()},
         usage_by_model=recorder.usage_by_model(),

@@ -20,6 +20,7 @@ from playbench.report.summary import summarize
 from playbench.runner.episode import EpisodeJob, EpisodeOutput
 from playbench.runner.executors import Executor, make_executor
 from playbench.runner.model_pool import ModelSettings
+from playbench.runner.protocol import apply_model_side
 from playbench.runner.reader import record_key
 from playbench.runner.store import RunStore
 
@@ -90,7 +91,34 @@ def options_for_tasks(specs: list[TaskSpec], options: dict[str, Any]) -> dict[st
     return routed
 
 
+@dataclass
+class RunPlan:
+    """The episodes of a run, each task's options, and each task's model side (config.json's record)."""
+
+    jobs: list[EpisodeJob]
+    routed: dict[str, dict[str, Any]]
+    model_side: dict[str, Any] = field(default_factory=dict)
+
+
 def plan(config: RunConfig) -> tuple[list[EpisodeJob], dict[str, dict[str, Any]]]:
+    """The episodes to play and each task's options (see `plan_run`)."""
+    p = plan_run(config)
+    return p.jobs, p.routed
+
+
+def _user_keys(task_id: str, options: dict[str, Any]) -> set[str]:
+    """The task options the user set for `task_id` (`key` or `task/id:key`)."""
+    keys = set()
+    for raw in options:
+        target, sep, key = raw.partition(":")
+        if not sep:
+            keys.add(raw)
+        elif target == task_id:
+            keys.add(key)
+    return keys
+
+
+def plan_run(config: RunConfig) -> RunPlan:
     if config.trials < 1:
         raise ConfigError(f"--trials must be at least 1 (got {config.trials})")
     if config.episodes is not None and config.episodes < 1:
@@ -99,13 +127,24 @@ def plan(config: RunConfig) -> tuple[list[EpisodeJob], dict[str, dict[str, Any]]
         raise ConfigError("the human agent plays one episode at a time: use --concurrency 1")
     specs = resolve(config.tasks)
     routed = options_for_tasks(specs, config.task_options)
-    agents = {role: spec.to_dict() for role, spec in config.agents.items()}
     jobs: list[EpisodeJob] = []
+    model_side: dict[str, Any] = {}
     for spec in specs:
         task = spec.load_class()(**routed[spec.id])
         uses_oracle = any(a.name == "oracle" for a in config.agents.values())
         if uses_oracle and not type(task).has_oracle():
             raise ConfigError(f"task {spec.id} has no oracle, so the 'oracle' agent cannot play it")
+        # the original's model-side settings for every model-driven seat; a family rule's task
+        # options (a frame size for some models) apply where the user set none
+        agents, implied, record = apply_model_side(
+            task, config.agents, _user_keys(spec.id, config.task_options)
+        )
+        if implied:
+            spec.check_overrides(implied)
+            routed[spec.id].update(implied)
+            task = spec.load_class()(**routed[spec.id])
+        if record:
+            model_side[spec.id] = record
         instances = task.instances(config.episodes, config.seed)
         if config.instance_ids is not None:
             wanted = set(config.instance_ids)
@@ -121,7 +160,7 @@ def plan(config: RunConfig) -> tuple[list[EpisodeJob], dict[str, dict[str, Any]]
                 jobs.append(
                     EpisodeJob(spec.id, routed[spec.id], data, trial, config.seed, agents, config.save_calls)
                 )
-    return jobs, routed
+    return RunPlan(jobs, routed, model_side)
 
 
 def git_revision() -> str | None:
@@ -157,10 +196,10 @@ async def execute(
     argv: list[str] | None = None,
 ) -> dict[str, Any]:
     """Run every missing episode of `config` and return the summary (also written to summary.json)."""
-    jobs, routed = plan(config)
+    run_plan = plan_run(config)
     store = RunStore(config.out)  # refuses at once if another process writes this directory
     try:
-        return await _execute_locked(config, store, jobs, routed, executor, on_progress, argv)
+        return await _execute_locked(config, store, run_plan, executor, on_progress, argv)
     finally:
         store.close()
 
@@ -168,12 +207,12 @@ async def execute(
 async def _execute_locked(
     config: RunConfig,
     store: RunStore,
-    jobs: list[EpisodeJob],
-    routed: dict[str, dict[str, Any]],
+    run_plan: RunPlan,
     executor: Executor | None,
     on_progress: Callable[[EpisodeOutput, int, int], None] | None,
     argv: list[str] | None,
 ) -> dict[str, Any]:
+    jobs, routed = run_plan.jobs, run_plan.routed
     config_dict = config.to_dict()
     _check_identity(store, config_dict)
     records, warnings = store.reader.records_with_warnings()
@@ -186,6 +225,9 @@ async def _execute_locked(
         {
             "run": config_dict,
             "task_options_resolved": routed,
+            # per task and seat: every model setting sent, its value and its source (paper / user /
+            # provider default / playbench default / provider rule)
+            "model_side": run_plan.model_side,
             "command": argv if argv is not None else sys.argv,
             "playbench_version": playbench.__version__,
             "git_revision": git_revision(),

@@ -56,6 +56,10 @@ SCALAR_OPTIONS = {
     "temperature": "--temperature",
     "top_p": "--top-p",
     "max_tokens": "--max-tokens",
+    "reasoning_effort": "--reasoning-effort",
+    "reasoning_tokens": "--reasoning-tokens",
+    "image_format": "--image-format",
+    "image_detail": "--image-detail",
     "base_url": "--base-url",
     "model_concurrency": "--model-concurrency",
     "max_retries": "--max-retries",
@@ -72,7 +76,8 @@ FLAG_OPTIONS = {
     "keep_errors": "--keep-errors",
 }
 DICT_OPTIONS = {"set": "--set", "agent_opts": "--agent-opt"}
-OTHER_KEYS = {"out", "tasks", "task", "models", "model", "seeds", "seed", "grid"}
+JSON_OPTIONS = {"extra_body": "--extra-body"}  # one JSON object, passed on as its text
+OTHER_KEYS = {"out", "tasks", "task", "models", "model", "seeds", "seed", "grid", *JSON_OPTIONS}
 ACCEPTED = sorted({*SCALAR_OPTIONS, *FLAG_OPTIONS, *DICT_OPTIONS, *OTHER_KEYS})
 
 
@@ -173,6 +178,11 @@ def load(path: str | Path, out: str | None = None) -> Sweep:
             if isinstance(data[key], dict | list):
                 raise ConfigError(f"sweep file '{where}': '{key}' takes one value (got {data[key]!r})")
             argv += [option, str(data[key])]
+    for key, option in JSON_OPTIONS.items():
+        if data.get(key) is not None:
+            if not isinstance(data[key], dict):
+                raise ConfigError(f"sweep file '{where}': '{key}' must be a mapping (got {data[key]!r})")
+            argv += [option, json.dumps(data[key])]
     for key, option in FLAG_OPTIONS.items():
         if key in data:
             if not isinstance(data[key], bool):
@@ -337,7 +347,10 @@ def estimate(config: Any) -> list[Estimate]:
             history = int(spec.options.get("history") or 0)
             seat_calls = turns * (1 + (len(obs.images) if spec.options.get("captioner") else 0))
             seat_in = turns * prompt * (1 + history)
-            seat_out = seat_calls * int(spec.options.get("max_tokens") or 1024)
+            cap_out = spec.options.get("max_tokens")
+            per_call = cap_out if isinstance(cap_out, int) and not isinstance(cap_out, bool) else 1024
+            per_call += int(spec.options.get("reasoning_tokens") or 0)
+            seat_out = seat_calls * per_call
             calls, inp, outp = calls + seat_calls, inp + seat_in, outp + seat_out
             price = _price(spec.model, config)
             cost = (
