@@ -88,6 +88,10 @@ def _choice(options: dict[str, Any], name: str, accepted: tuple[str, ...]) -> st
     return value
 
 
+# `history=all`: every earlier exchange stays in the chat (an original with no window)
+HISTORY_ALL = 1_000_000
+
+
 @dataclass(frozen=True)
 class ModelOptions:
     """A model-driven agent's options, checked: generation parameters, the real chat's window, how
@@ -127,7 +131,8 @@ def read_model_options(
             raise ConfigError(f"cot must be true or false (got {cot!r})")
         cot = str(cot).lower() in ("true", "1")
     max_tokens = _integer(options, "max_tokens", 1, none_word=True) if "max_tokens" in options else 1024
-    history = _integer(options, "history", 0)
+    all_turns = isinstance(options.get("history"), str) and options["history"].strip().lower() == "all"
+    history = HISTORY_ALL if all_turns else _integer(options, "history", 0)
     params = GenerationParams(
         temperature=_number(options, "temperature", 0.0, 2.0),
         top_p=_number(options, "top_p", 0.0, 1.0, low_open=True),
@@ -175,8 +180,21 @@ class LLMAgent(Agent):
     async def reset(self, ctx: EpisodeContext) -> None:
         await super().reset(ctx)
         self.params = replace(self.params, sample_key=f"trial-{ctx.trial}")
-        self.window: deque[tuple[Message, Message]] = deque(maxlen=max(self.history, 1))
+        self.window: deque[tuple[Message, Message]] = deque(
+            maxlen=None if self.history >= HISTORY_ALL else max(self.history, 1)
+        )
         self.captioner = Captioner(self.captioner_model) if self.captioner_model is not None else None
+
+    def edit_window(self, observation: Observation) -> None:
+        """Keep the chat as the original kept it: an unusable exchange that is asked again is dropped,
+        and the previous reply stands in its cleaned form where the task gives one."""
+        if not self.history or not self.window:
+            return
+        if observation.reask:
+            self.window.pop()
+        elif observation.reply_in_history is not None:
+            user, _ = self.window[-1]
+            self.window[-1] = (user, Message.text("assistant", observation.reply_in_history))
 
     def build_messages(self, observation: Observation) -> list[Message]:
         bare = not self.cot and observation.role not in CONVERSATION_SEATS
@@ -193,6 +211,7 @@ class LLMAgent(Agent):
         if self.captioner is not None:
             parts, usage = await self.captioner.to_text(list(observation.parts))
             observation = replace(observation, parts=parts)
+        self.edit_window(observation)
         messages = self.build_messages(observation)
         response = await self.model.generate(messages, self.params)
         usage.add(response.usage)

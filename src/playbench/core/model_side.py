@@ -10,11 +10,16 @@ Settings are agent options (the `llm` agent's and the suite agents' names):
 
 - `temperature`, `top_p`: sampling; absent means the provider's default.
 - `max_tokens`: the cap on the visible answer; `None` declares that the original sent no cap.
-- `history`: earlier (observation, reply) exchanges kept as a real chat (0: each turn alone; a task
-  that packs its past into one message, as iVISPAR's past states, says so in its observation).
+- `history`: earlier (observation, reply) exchanges kept as a real chat (0: each turn alone; "all":
+  every one; a task that packs its past into one message, as iVISPAR's past states, declares 0). A
+  task whose original kept a cleaned reply, or dropped a re-asked exchange, says so per turn in
+  `Observation.reply_in_history` and `Observation.reask`.
 - `image_format`: "png" or "jpeg", the encoding images are sent in; `image_detail`: OpenAI's image
   detail ("low", "high", "auto"; absent: none sent).
-- `reasoning_effort`, `reasoning_tokens`: where an original asked for reasoning.
+- `reasoning_effort`, `reasoning_tokens`: where an original asked for reasoning. The output budget
+  requested is `max_tokens` plus the reasoning budget: `reasoning_tokens`, else the provider's
+  allowance for a reasoning model; `reasoning_tokens: 0` declares that the original's cap was the
+  whole budget, reasoning included (ToS's 32,768 for GPT-5).
 
 A `FamilyRule` holds what an original set for some models only (by a regular expression searched in
 the model name): settings, and task options (MM-Escape's 1960 x 980 frames for Claude models).

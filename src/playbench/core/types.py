@@ -56,6 +56,12 @@ class Observation:
     feedback: str = ""
     step: int = 0
     data: dict[str, Any] = field(default_factory=dict)
+    # For an agent that keeps a real chat (`history`): how this seat's previous reply stands in the
+    # conversation when the original kept a cleaned form of it (MM-Escape keeps the parsed JSON), or
+    # None to keep it as sent; and `reask`: this turn asks again after an unusable reply, whose
+    # exchange the original dropped from the conversation.
+    reply_in_history: str | None = None
+    reask: bool = False
 
     @property
     def text(self) -> str:
