@@ -107,6 +107,28 @@ class WalkTask(EpisodeTask):
         return "right" if self.instance.target > self.pos else "left"
 
 
+class DeclaredConfig(WalkConfig):
+    image_width: int = 64
+
+
+class DeclaredWalkTask(WalkTask):
+    """The walk with a declared model side, as a suite declares what its original sent."""
+
+    Config = DeclaredConfig
+
+    def model_side(self):
+        from playbench.core.model_side import FamilyRule, ModelSide
+
+        return ModelSide(
+            settings={"temperature": 0.0, "max_tokens": 77, "image_format": "jpeg", "image_detail": "high"},
+            families=(
+                FamilyRule("^claude", {"image_detail": "auto"}, {"image_width": 49}),
+                FamilyRule("^claude", {"image_detail": "low", "top_p": 0.5}),  # a later rule adds, never overrides
+            ),
+            source="toy: the test's own declaration",
+        )
+
+
 class RelayInstance(Instance):
     secret: int
 

@@ -2,7 +2,8 @@
 
 The file holds the replies, served in order and cycling back to the first after the last:
 - `*.jsonl`: one JSON value per line, either a string (the reply) or an object
-  `{"reply": "...", "input_tokens": N, "output_tokens": N, "reasoning_tokens": N, "reasoning": "..."}`
+  `{"reply": "...", "input_tokens": N, "output_tokens": N, "reasoning_tokens": N, "reasoning": "...",
+  "finish_reason": "length"}`
   (everything but the reply is optional; reasoning stands for what a reasoning model returns beside
   its answer, and is recorded in the run's calls file);
 - any other name: plain text, one reply per line (blank lines are skipped, so a reply that spans
@@ -35,7 +36,7 @@ from playbench.core.types import TextPart, Usage
 from playbench.models.base import ChatModel, GenerationParams, Message, ModelError, ModelResponse
 
 OPTIONS = ("delay", "jitter", "seed")
-REPLY_KEYS = ("reply", "input_tokens", "output_tokens", "reasoning_tokens", "reasoning")
+REPLY_KEYS = ("reply", "input_tokens", "output_tokens", "reasoning_tokens", "reasoning", "finish_reason")
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class MockReply:
     output_tokens: int | None = None
     reasoning_tokens: int | None = None
     reasoning: str | None = None
+    finish_reason: str = "stop"
 
 
 def estimate_tokens(text: str) -> int:
@@ -106,7 +108,10 @@ def _reply_from_json(value: Any, where: str) -> MockReply:
     reasoning = value.get("reasoning")
     if reasoning is not None and not isinstance(reasoning, str):
         raise ConfigError(f"{where}: 'reasoning' must be a string")
-    return MockReply(value["reply"], reasoning=reasoning, **counts)
+    finish = value.get("finish_reason", "stop")
+    if not isinstance(finish, str) or not finish:
+        raise ConfigError(f"{where}: 'finish_reason' must be a word such as stop or length (got {finish!r})")
+    return MockReply(value["reply"], reasoning=reasoning, finish_reason=finish, **counts)
 
 
 def load_replies(path: str | Path) -> list[MockReply]:
@@ -201,7 +206,7 @@ class MockModel(ChatModel):
             usage=usage,
             reasoning_tokens=reply.reasoning_tokens,
             reasoning=reply.reasoning,
-            finish_reason="stop",
+            finish_reason=reply.finish_reason,
         )
 
     def describe(self) -> dict[str, Any]:

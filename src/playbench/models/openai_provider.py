@@ -113,8 +113,13 @@ class OpenAIModel(RemoteChatModel):
         if not response.choices:
             raise MalformedReply("the server returned no choices")
         message = response.choices[0].message
-        # A refusal comes back in its own field with empty content; the task should still see it.
-        text = message.content or getattr(message, "refusal", None) or ""
+        # A refusal comes back in its own field with empty content: its text is recorded as the
+        # reply, and its finish reason says "refusal" so the episode errors with that kind.
+        refusal = getattr(message, "refusal", None)
+        text = message.content or refusal or ""
+        finish = getattr(response.choices[0], "finish_reason", None)
+        if refusal and not message.content:
+            finish = "refusal"
         usage = response.usage
         details = getattr(usage, "completion_tokens_details", None) if usage is not None else None
         reasoning_tokens = getattr(details, "reasoning_tokens", None)
@@ -127,7 +132,7 @@ class OpenAIModel(RemoteChatModel):
             output_tokens=usage.completion_tokens if usage is not None else None,
             reasoning_tokens=reasoning_tokens if isinstance(reasoning_tokens, int) else None,
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
-            finish_reason=getattr(response.choices[0], "finish_reason", None),
+            finish_reason=finish,
         )
 
 

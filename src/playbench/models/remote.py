@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import random
+import re
 from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from playbench.core.errors import ConfigError
-from playbench.core.types import Usage
+from playbench.core.types import ImagePart, Usage
 from playbench.models.base import ChatModel, GenerationParams, Message, ModelError, ModelResponse
 from playbench.models.pricing import cost_of, merge_prices, price_for
 
@@ -30,6 +31,16 @@ PLACEHOLDER_KEY = "playbench-no-key"
 RETRYABLE_STATUS = frozenset({408, 429})
 
 DEFAULT_RETRY_MAX_DELAY = 60.0
+
+# What a server says when it cannot take a request with images (a text-only model behind an
+# OpenAI-compatible server: llama.cpp's Python server fails with HTTP 500 "can only concatenate str
+# (not "list") to str"; vLLM and others answer 400 naming images or multimodal input). Retrying such
+# a request repeats it, so it fails at once, and every later request with images fails without
+# being sent.
+IMAGE_REJECTION = re.compile(
+    r"can only concatenate str|image|vision|multimodal|multi-modal|not a multimodal|content.*list", re.IGNORECASE
+)
+IMAGE_REJECTION_STATUS = frozenset({400, 415, 422, 500})
 
 
 def redact_url(url: str) -> str:
@@ -142,6 +153,10 @@ def _abandon(client: Any) -> None:
             http._state = closed
 
 
+def _rejects_images(failure: _Failure) -> bool:
+    return failure.status_code in IMAGE_REJECTION_STATUS and bool(IMAGE_REJECTION.search(failure.description))
+
+
 class RemoteChatModel(ChatModel):
     """A ChatModel behind an HTTP API reached through the provider's official SDK.
 
@@ -208,6 +223,8 @@ class RemoteChatModel(ChatModel):
         if self._sdk_base_url is None and os.environ.get(self.base_url_env) == "":
             self._sdk_base_url = self.default_base_url
 
+        # The server's words when it refused a request with images (see IMAGE_REJECTION).
+        self._image_rejection: ModelError | None = None
         # The SDK client and the semaphore belong to one event loop; they are (re)made lazily on the
         # loop that uses them, so a model survives being used under successive asyncio.run() calls.
         self._client: Any = None
@@ -314,6 +331,9 @@ class RemoteChatModel(ChatModel):
     async def generate(self, messages: list[Message], params: GenerationParams) -> ModelResponse:
         if not messages:
             raise ModelError(f"{self.spec}: no messages to send", spec=self.spec)
+        has_images = any(isinstance(p, ImagePart) for m in messages for p in m.parts)
+        if has_images and self._image_rejection is not None:
+            raise self._image_rejection  # the server already refused images: do not send it again
         request = self._build_request(messages, params)
         client, semaphore = self._state()
         # A call keeps its slot while it waits out a backoff, so a rate-limited server sees fewer
@@ -329,6 +349,14 @@ class RemoteChatModel(ChatModel):
                     raise
                 except Exception as exc:
                     failure = self._classify(exc)
+                    if has_images and _rejects_images(failure):
+                        failure = _Failure(
+                            f"{failure.description} (the server seems not to take images: use a vision "
+                            "model, or --captioner-model M to have a vision model describe them)",
+                            retryable=False,
+                            status_code=failure.status_code,
+                        )
+                        self._image_rejection = self._error(failure, attempt)
                     if failure.retryable and attempt <= self.max_retries:
                         await asyncio.sleep(self._backoff(attempt, failure.retry_after))
                         continue
