@@ -326,3 +326,23 @@ def test_a_server_that_refuses_images_fails_once_with_its_words_and_a_hint(tmp_p
     assert all(
         "can only concatenate str" in r["error"] and "--captioner-model" in r["error"] for r in records
     )
+
+
+def test_the_report_and_the_web_run_page_show_the_model_side(tmp_path):
+    from playbench.report.tables import load_run, to_markdown
+    from playbench.web.render import config_block
+
+    with ScriptedServer("right", cycle=True) as srv:
+        assert (
+            _run(tmp_path / "r", "--model", "openai:gpt-4o", "--base-url", srv.base_url, "--top-p", "0.9")
+            == 0
+        )
+    run = load_run(str(tmp_path / "r"))
+    md = to_markdown([run])
+    assert "## Model side" in md
+    line = next(x for x in md.splitlines() if x.startswith("| ") and "toy/declared" in x and "player" in x)
+    assert (
+        "temperature=0.0 (paper)" in line and "top_p=0.9 (user)" in line and "max_tokens=77 (paper)" in line
+    )
+    html = config_block(run)
+    assert "model side: toy/declared (player, openai:gpt-4o)" in html and "top_p=0.9 (user)" in html

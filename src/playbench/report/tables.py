@@ -274,6 +274,9 @@ def to_markdown(runs: list[dict[str, Any]]) -> str:
     for row in headline_rows(runs):
         lines.append("| " + " | ".join(row[c].replace("|", "\\|") for c in HEADLINE) + " |")
     lines += errors_markdown(runs)
+    from playbench.report import model_side
+
+    lines += model_side.to_markdown(runs)
     from playbench.report import compare
 
     lines += compare.to_markdown(runs)

@@ -298,8 +298,12 @@ def config_block(run: dict[str, Any]) -> str:
         ("git revision", config.get("git_revision")),
         ("written", config.get("written_at")),
     ]
+    from playbench.report.model_side import model_side_rows
+
+    for task_id, role, model, line in model_side_rows(run):
+        items.append((f"model side: {task_id} ({role}, {model})", line))
     rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items if v not in (None, ""))
-    return f'<details class="config"><summary>Run configuration</summary><dl>{rows}</dl></details>'
+    return f'<details class="config" open><summary>Run configuration</summary><dl>{rows}</dl></details>'
 
 
 # ---------------------------------------------------------------------------------- episodes
