@@ -156,3 +156,30 @@ async def test_failures_are_not_cached(tmp_path):
         assert (await model.generate(msgs(), PARAMS)).text == "good"
         await model.aclose()
     assert len(srv.requests) == 2
+
+
+async def test_no_answer_is_cached_and_finish_reasons_and_image_settings_count(tmp_path):
+    from playbench.core.types import ImagePart, TextPart
+    from playbench.models import GenerationParams, Message, ResponseCache, cache_key
+    from playbench.models.cache import CachedModel
+    from playbench.models.mock import MockModel
+
+    replies = tmp_path / "r.jsonl"
+    replies.write_text(
+        '{"reply": "", "finish_reason": "length"}\n{"reply": "half an ans", "finish_reason": "length"}\n'
+    )
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    model = CachedModel(MockModel(str(replies)), cache)
+    messages = [Message.text("user", "x")]
+    first = await model.generate(messages, GenerationParams())
+    assert first.text == "" and len(cache) == 0  # an empty reply cut by its budget is never cached
+    second = await model.generate(messages, GenerationParams())
+    third = await model.generate(messages, GenerationParams())
+    assert second.text == third.text == "half an ans" and third.cached and third.finish_reason == "length"
+    png = ImagePart(b"\x89PNG fake")
+    as_jpeg = ImagePart(b"\x89PNG fake", send_as="jpeg", detail="high")
+    keys = {
+        cache_key("m", [Message("user", [TextPart("x"), image])], GenerationParams())
+        for image in (png, as_jpeg)
+    }
+    assert len(keys) == 2

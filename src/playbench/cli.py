@@ -404,7 +404,8 @@ def _seat_agents(args: argparse.Namespace, main: Any) -> tuple[dict[str, Any], d
             args.expert_agent, args.expert_model, _agent_options(args) if uses_model else {}
         )
     if args.judge_model:
-        agents["judge"] = parse_agent("llm", args.judge_model, {"temperature": 0.0})
+        # temperature 0 unless the task declares the judge's settings (core/model_side.ROLE_FALLBACKS)
+        agents["judge"] = parse_agent("llm", args.judge_model, {})
         judged = [s.id for s in resolve(args.tasks) if "judge" in s.load_class().Config.model_fields]
         if not judged:
             raise ConfigError("--judge-model: none of the selected tasks has a judge step")
@@ -769,31 +770,6 @@ def print_plan(configs: list[Any], names: list[str] | None = None) -> None:
     )
 
 
-SAMPLING_OPTIONS = ("temperature", "top_p", "max_tokens")
-
-
-def _paper_sampling(by_model: dict[str, dict[str, Any]], models: list[str] | None) -> dict[str, Any]:
-    """The authors' sampling for the one `--model` given, when the preset names that model: the
-    values one run can hold (one per option); a value per modality or top-k is reported, not used."""
-    if not models or len(models) != 1:
-        return {}
-    name = models[0].split(":", 1)[-1].split("@", 1)[0]
-    settings = by_model.get(name)
-    if settings is None:
-        return {}
-    out: dict[str, Any] = {}
-    for key, value in settings.items():
-        if key in SAMPLING_OPTIONS and isinstance(value, int | float):
-            out[key] = value
-        else:
-            err_console.print(
-                f"note: the paper's {key}={value!r} for {name} cannot be applied by this run "
-                "(set it per task with separate runs, or leave the API default)",
-                highlight=False,
-            )
-    return out
-
-
 def cmd_reproduce(args: argparse.Namespace, argv: list[str]) -> int:
     """The preset's settings become the defaults of an ordinary run; what the user passes wins
     (a model, more episodes for a quick look, another agent as a baseline), and the report shows
@@ -812,9 +788,9 @@ def cmd_reproduce(args: argparse.Namespace, argv: list[str]) -> int:
     preset_sets = [f"{k}={json.dumps(v)}" for k, v in preset.run.task_options.items()]
     args.sets = preset_sets + list(args.sets)  # the user's --set comes later and wins
     if args.agent == "llm":
-        options = dict(preset.run.agent_options)
-        options.update(_paper_sampling(preset.run.sampling_by_model, args.model))
-        for key, value in options.items():
+        # the preset's agent options (chain of thought, say); the model side is each task's own
+        # declaration, applied by the runner as in any run
+        for key, value in preset.run.agent_options.items():
             if key == "cot":
                 args.no_cot = args.no_cot or not value
             elif getattr(args, key, None) is None:

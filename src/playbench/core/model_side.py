@@ -53,6 +53,8 @@ FROM_PROVIDER_RULE = "provider rule"  # a provider's constraint changed or dropp
 
 # What a seat gets when neither the task nor the user says anything.
 FALLBACKS: dict[str, Any] = {"max_tokens": 1024, "history": 0}
+# ... per seat: a judge answers at temperature 0 unless the task or the user says otherwise
+ROLE_FALLBACKS: dict[str, dict[str, Any]] = {"judge": {"temperature": 0.0}}
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,8 @@ def resolve_settings(
             out[name] = EffectiveSetting(user[name], FROM_USER)
         elif name in declared:
             out[name] = EffectiveSetting(declared[name], FROM_PAPER)
+        elif name in ROLE_FALLBACKS.get(role, {}):
+            out[name] = EffectiveSetting(ROLE_FALLBACKS[role][name], FROM_PLAYBENCH)
         elif name in FALLBACKS:
             out[name] = EffectiveSetting(FALLBACKS[name], FROM_PLAYBENCH)
         else:

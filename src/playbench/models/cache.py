@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from playbench.core.types import ImagePart, TextPart, Usage
-from playbench.models.base import ChatModel, GenerationParams, Message, ModelResponse
+from playbench.models.base import ChatModel, GenerationParams, Message, ModelResponse, reply_error
 
 # Bump when the key recipe changes, so old entries are simply never hit instead of being misread.
 _KEY_VERSION = 1
@@ -46,7 +46,14 @@ def cache_key(spec: str, messages: list[Message], params: GenerationParams) -> s
             if isinstance(p, TextPart):
                 parts.append({"text": p.text})
             elif isinstance(p, ImagePart):
-                parts.append({"image_sha256": hashlib.sha256(p.png).hexdigest()})
+                part = {"image_sha256": hashlib.sha256(p.png).hexdigest()}
+                # how it is sent is part of the request (only where not the default, so keys made
+                # before these settings existed still hit)
+                if p.send_as != "png":
+                    part["send_as"] = p.send_as
+                if p.detail is not None:
+                    part["detail"] = p.detail
+                parts.append(part)
             else:  # pragma: no cover - Part is a closed union today
                 raise TypeError(f"cannot cache a message part of type {type(p).__name__}")
         wire_messages.append({"role": m.role, "parts": parts})
@@ -86,6 +93,9 @@ class ResponseCache:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute(_SCHEMA)
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
+        if "finish_reason" not in columns:  # a cache file made before finish reasons were kept
+            conn.execute("ALTER TABLE responses ADD COLUMN finish_reason TEXT")
         conn.commit()
         self._conn, self._pid = conn, os.getpid()
         return conn
@@ -93,10 +103,16 @@ class ResponseCache:
     def get(self, key: str) -> ModelResponse | None:
         """The cached response for `key` as a cache hit: no tokens, no cost, `cached_calls=1`."""
         with self._lock:
-            row = self._connection().execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
+            row = (
+                self._connection()
+                .execute("SELECT text, finish_reason FROM responses WHERE key = ?", (key,))
+                .fetchone()
+            )
         if row is None:
             return None
-        return ModelResponse(text=row[0], usage=Usage(calls=0, cached_calls=1, cost=0.0), cached=True)
+        return ModelResponse(
+            text=row[0], usage=Usage(calls=0, cached_calls=1, cost=0.0), cached=True, finish_reason=row[1]
+        )
 
     def get_original_usage(self, key: str) -> Usage | None:
         """What the call cost when it was really made (for reports of money saved)."""
@@ -115,9 +131,19 @@ class ResponseCache:
         with self._lock:
             conn = self._connection()
             conn.execute(
-                "INSERT OR REPLACE INTO responses (key, spec, text, input_tokens, output_tokens, cost, created)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, spec, response.text, u.input_tokens, u.output_tokens, u.cost, time.time()),
+                "INSERT OR REPLACE INTO responses"
+                " (key, spec, text, input_tokens, output_tokens, cost, created, finish_reason)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    spec,
+                    response.text,
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.cost,
+                    time.time(),
+                    response.finish_reason,
+                ),
             )
             conn.commit()
 
@@ -151,8 +177,8 @@ class ResponseCache:
 class CachedModel(ChatModel):
     """Puts a ResponseCache in front of any ChatModel; `make_model` wraps every provider with it.
 
-    A hit skips the wrapped model entirely (no HTTP request, no concurrency slot). Failed calls are
-    never cached.
+    A hit skips the wrapped model entirely (no HTTP request, no concurrency slot). Failed calls, refusals
+    and empty replies cut by their budget are never cached.
     """
 
     def __init__(self, inner: ChatModel, cache: ResponseCache) -> None:
@@ -167,7 +193,9 @@ class CachedModel(ChatModel):
         if hit is not None:
             return hit
         response = await self.inner.generate(messages, params)
-        await self.cache.aput(key, self.spec, response)
+        # a refusal or an empty reply cut by its budget is not an answer: asking again may do better
+        if reply_error(response, self.spec) is None:
+            await self.cache.aput(key, self.spec, response)
         return response
 
     def describe(self) -> dict[str, Any]:
