@@ -100,7 +100,12 @@ class CallRecorder:
             elif isinstance(part, ImagePart):
                 name = f"{part.digest}.png"
                 self.images.setdefault(name, part.png)
-                content.append({"type": "image", "file": f"{self.stem}/{name}", "label": part.label})
+                image: dict[str, Any] = {"type": "image", "file": f"{self.stem}/{name}", "label": part.label}
+                if part.send_as != "png":  # how it went on the wire, where not as the PNG on file
+                    image["format"] = part.send_as
+                if part.detail is not None:
+                    image["detail"] = part.detail
+                content.append(image)
         return {"role": message.role, "content": content}
 
     def _compact(self, messages: list[Message], call: int) -> list[dict[str, Any]]:

@@ -350,16 +350,22 @@ class PlaySession:
     async def _run(self, pool: ModelPool, on_finish: Any) -> None:
         self.status = "running"
         self.changed()
-        job = EpisodeJob(
-            task_id=self.setup.task_id,
-            task_options=self.task_options,
-            instance=self.instance,
-            trial=self.trial,
-            seed=self.setup.seed,
-            agents={role: spec.to_dict() for role, spec in self.setup.seats.items()},
-        )
         self.write_journal()
         try:
+            from playbench.core.registry import make_task
+            from playbench.runner.protocol import apply_model_side
+
+            # a partner model gets the task's model side, as in any run (its task options are the game's)
+            task = make_task(self.setup.task_id, **self.task_options)
+            agents, _, _ = apply_model_side(task, self.setup.seats, set(self.task_options))
+            job = EpisodeJob(
+                task_id=self.setup.task_id,
+                task_options=self.task_options,
+                instance=self.instance,
+                trial=self.trial,
+                seed=self.setup.seed,
+                agents=agents,
+            )
             output = await run_episode(job, pool, save_images=True, make_agent=self._make_agent(pool))
             on_finish(self, output)
             self.journal_path.unlink(missing_ok=True)  # recorded: nothing left to resume
