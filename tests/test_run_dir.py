@@ -27,7 +27,7 @@ def lines(path: Path) -> list[dict]:
 def walk_cmd(out: Path, episodes: int = 30) -> list[str]:
     return [
         sys.executable, "-c", CODE, "run", "toy/walk", "--agent", "random", "--episodes", str(episodes),
-        "--out", str(out), "--set", "step_delay=0.01", "--set", "max_steps=6",
+        "--out", str(out), "--set", "step_delay=0.04", "--set", "max_steps=6",
     ]  # fmt: skip
 
 

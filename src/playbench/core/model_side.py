@@ -20,6 +20,7 @@ Settings are agent options (the `llm` agent's and the suite agents' names):
   requested is `max_tokens` plus the reasoning budget: `reasoning_tokens`, else the provider's
   allowance for a reasoning model; `reasoning_tokens: 0` declares that the original's cap was the
   whole budget, reasoning included (ToS's 32,768 for GPT-5).
+- `extra_body`: request fields of the original's that no setting above names (vLLM's `top_k`).
 
 A `FamilyRule` holds what an original set for some models only (by a regular expression searched in
 the model name): settings, and task options (MM-Escape's 1960 x 980 frames for Claude models).
@@ -42,6 +43,7 @@ MODEL_SETTINGS = (
     "image_detail",
     "reasoning_effort",
     "reasoning_tokens",
+    "extra_body",
 )
 
 # Where an effective setting came from, as config.json, the report and the web run page say it.
