@@ -16,10 +16,10 @@ from playbench.agents import AgentSpec, build_agent, parse_agent
 from playbench.core.errors import ConfigError
 from playbench.core.registry import make_task
 from playbench.core.task import EpisodeContext
-from playbench.core.types import ImagePart
+from playbench.core.types import ImagePart, Observation
 from playbench.models import make_model
 from playbench.tasks.visescape import agent_prompts as prompts
-from playbench.tasks.visescape.agents import BaseAgent, MemoryAgent, low_detail, read_action
+from playbench.tasks.visescape.agents import BaseAgent, MemoryAgent, read_action, read_view
 from playbench.testing.scripted_server import ScriptedServer, last_user_text, request_images, system_text
 
 
@@ -222,25 +222,30 @@ def test_the_socratic_setting_captions_with_the_captioner_only():
             assert kind_of(body) == "caption" and request_images(body)
 
 
-def test_low_image_detail_for_gpt_models_as_the_original():
+def test_images_go_on_the_wire_as_the_model_options_say():
+    """No local resizing: the image keeps its pixels and is marked for the wire (format, detail)."""
+    agent = BaseAgent.__new__(BaseAgent)
+    agent.read_options(
+        AgentSpec("visescape-base", "openai:gpt-4o", {"image_format": "jpeg", "image_detail": "low"})
+    )
     big = io.BytesIO()
     Image.new("RGB", (1024, 768), (10, 20, 30)).save(big, format="PNG")
-    small = low_detail(ImagePart(big.getvalue()))
-    assert Image.open(io.BytesIO(small.png)).size == (512, 384)
-    agent = BaseAgent.__new__(BaseAgent)
+    view = read_view(Observation("player", [ImagePart(big.getvalue())]))
+    (image,) = agent.images_for(view)
+    assert image.png == big.getvalue() and (image.send_as, image.detail) == ("jpeg", "low")
     agent.read_options(AgentSpec("visescape-base", "openai:gpt-4o", {}))
-    assert agent.low_detail
-    agent.read_options(AgentSpec("visescape-base", "openai:claude-like", {}))
-    assert not agent.low_detail
-    agent.read_options(AgentSpec("visescape-base", "openai:gpt-4o", {"image_detail": "original"}))
-    assert not agent.low_detail
+    (image,) = agent.images_for(view)
+    assert (image.send_as, image.detail) == ("png", None)  # outside a run: the kernel's defaults
 
 
 def test_options_are_checked():
     for options, match in [
         ({"memory": "maybe"}, "memory must be true or false"),
         ({"memory_every": "0"}, "memory_every must be an integer >= 1"),
-        ({"image_detail": "huge"}, "image_detail must be auto, low or original"),
+        ({"image_detail": "original"}, "image_detail must be one of low, high, auto"),
+        ({"recent_actions": "-1"}, "recent_actions must be an integer >= 0"),
+        ({"history": "10"}, "recent_actions=N"),
+        ({"max_tokens": "0"}, "max_tokens must be an integer >= 1 or none"),
         ({"colour": "red"}, "does not take option"),
     ]:
         with pytest.raises(ConfigError, match=match):

@@ -17,6 +17,13 @@ captions of the views (Table 18 prompts, temperature 0): by the acting model its
 `--captioner-model` (the Socratic setting, where the acting model never sees an image). `memory=false`
 is Table 5's ablation: the memory is replaced by every distinct observation so far.
 
+Model options are the kernel's (`playbench.agents.llm.LLM_OPTIONS`, read by `read_model_options`), and the
+task's model side sets them as the original sent them (`protocol.MODEL_SIDE`): no sampling settings and no
+output cap, images as JPEG with `detail: "low"` for models named "gpt" (`inference.py`). Every call is one
+user message, as the original's: the agents keep no chat (`history` 0; their past actions are text in the
+prompt, `recent_actions` of them, the original's 10). Captions are made at temperature 0, their image sent
+without a detail field, as the original's caption call (`utils.py`).
+
 Replies are read as the original agents read them (`replies.read_reply`); an action that is not
 available gets the retry prompt, up to three model calls, after which the first action of the shuffled
 list is taken (the original's fallback); the first turn of the base agent falls back to a random action
@@ -25,23 +32,21 @@ at once, as the original's error path does.
 
 from __future__ import annotations
 
-import io
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from PIL import Image
-
 from playbench.agents.base import Agent, AgentSpec
+from playbench.agents.llm import HISTORY_ALL, LLM_OPTIONS, read_model_options
 from playbench.core.errors import ConfigError
+from playbench.core.model_side import model_name
 from playbench.core.task import EpisodeContext, derive_seed
 from playbench.core.types import Action, ImagePart, Observation, Part, TextPart, Usage
 from playbench.models.base import ChatModel, GenerationParams, Message, call_purpose
-from playbench.render.draw2d import to_png
 from playbench.tasks.visescape import agent_prompts as prompts
 
-LOW_DETAIL = 512  # OpenAI's "low" image detail: the model gets a 512 x 512 version of the image
+RECENT_ACTIONS = 10  # the past actions the original lists in each prompt (`experiment_runner.py`: [-10:])
 
 
 # --- reading replies as the original agents do ------------------------------------------------------
@@ -78,14 +83,14 @@ def shuffled(actions: Sequence[str], rng: random.Random) -> list[str]:
     return out
 
 
-def low_detail(image: ImagePart) -> ImagePart:
-    """The image as OpenAI's low detail gives it to the model (fitted into 512 x 512)."""
-    with Image.open(io.BytesIO(image.png)) as img:
-        if max(img.size) <= LOW_DETAIL:
-            return image
-        small = img.convert("RGB")
-        small.thumbnail((LOW_DETAIL, LOW_DETAIL), Image.Resampling.LANCZOS)
-        return ImagePart(to_png(small), label=image.label)
+def caption_params(params: GenerationParams, spec: str) -> GenerationParams:
+    """The original's caption call (`utils.py:67`): temperature 0, else as the other calls. A model that
+    takes no temperature but its default (an OpenAI reasoning model; any model asked to reason, as
+    Anthropic's thinking takes 1 only) gets none rather than an error."""
+    from playbench.models.openai_provider import is_reasoning_model
+
+    openai_reasoning = spec.split(":", 1)[0] == "openai" and is_reasoning_model(model_name(spec))
+    return replace(params, temperature=None if params.reasoning or openai_reasoning else 0.0)
 
 
 # --- model calls ---------------------------------------------------------------------------------------
@@ -119,8 +124,6 @@ def text_messages(prompt: str, system: str | None) -> list[Message]:
 
 
 # --- options -----------------------------------------------------------------------------------------
-
-LLM_KEYS = ("history", "cot", "temperature", "top_p", "max_tokens", "captioner")
 
 
 def _flag(value: Any, name: str) -> bool:
@@ -181,10 +184,9 @@ def read_view(observation: Observation) -> View:
 
 
 class VisEscapeAgent(Agent):
-    """Options, models, captions and the image detail shared by both agents."""
+    """Options, models, captions and the images on the wire shared by both agents."""
 
-    own_options: tuple[str, ...] = ("shuffle_actions", "image_detail")
-    default_history = 10
+    own_options: tuple[str, ...] = ("shuffle_actions", "recent_actions")
     default_cot = False
 
     def __init__(self, spec: AgentSpec, get_model: Callable[[str], ChatModel]) -> None:
@@ -203,7 +205,7 @@ class VisEscapeAgent(Agent):
         if not spec.model:
             raise ConfigError(f"agent '{spec.name}' needs --model provider:model (e.g. openai:gpt-4o)")
         options = dict(spec.options)
-        accepted = set(LLM_KEYS) | set(self.own_options)
+        accepted = set(LLM_OPTIONS) | set(self.own_options)
         unknown = sorted(set(options) - accepted)
         if unknown:
             raise ConfigError(
@@ -212,22 +214,20 @@ class VisEscapeAgent(Agent):
             )
         self.spec = spec
         self.options = options
-        self.history = _count(options.get("history", self.default_history), "history", 0)
-        self.cot = _flag(options.get("cot", self.default_cot), "cot")
-        self.shuffle = _flag(options.get("shuffle_actions", True), "shuffle_actions")
-        detail = str(options.get("image_detail", "auto"))
-        if detail not in ("auto", "low", "original"):
-            raise ConfigError(f"agent option image_detail must be auto, low or original (got {detail!r})")
-        # the original asks for "low" detail for every model whose name contains "gpt"
-        self.low_detail = detail == "low" or (detail == "auto" and "gpt" in str(spec.model).lower())
-        try:
-            self.params = GenerationParams(
-                temperature=None if options.get("temperature") is None else float(options["temperature"]),
-                top_p=None if options.get("top_p") is None else float(options["top_p"]),
-                max_tokens=_count(options.get("max_tokens", 1024), "max_tokens", 1),
+        # the kernel's model options: sampling, the output cap (None: no cap sent), how images go on
+        # the wire (format, detail), reasoning; the task's model side fills them as the original sent them
+        self.model_options = read_model_options(options, default_history=0, default_cot=self.default_cot)
+        if self.model_options.history:
+            shown = "all" if self.model_options.history >= HISTORY_ALL else self.model_options.history
+            raise ConfigError(
+                f"agent '{spec.name}' sends every call as one message, as the original does (history 0); "
+                f"the past actions its prompt lists are --agent-opt recent_actions=N "
+                f"(default {RECENT_ACTIONS}), not history (got history={shown})"
             )
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"bad option for agent '{spec.name}': {exc}") from None
+        self.params = self.model_options.params
+        self.cot = self.model_options.cot
+        self.recent = _count(options.get("recent_actions", RECENT_ACTIONS), "recent_actions", 0)
+        self.shuffle = _flag(options.get("shuffle_actions", True), "shuffle_actions")
         self.configure(options)
 
     def configure(self, options: dict[str, Any]) -> None:
@@ -241,8 +241,9 @@ class VisEscapeAgent(Agent):
     async def reset(self, ctx: EpisodeContext) -> None:
         await super().reset(ctx)
         self.params = replace(self.params, sample_key=f"trial-{ctx.trial}")
-        # captions as the original makes them: temperature 0
-        self.caption_params = replace(self.params, temperature=0.0)
+        # captions as the original makes them: temperature 0 (by the captioner, else the acting model)
+        captioner = self.options.get("captioner")
+        self.caption_params = caption_params(self.params, str(captioner or self.spec.model))
         self.rng = random.Random(derive_seed("visescape-agent", ctx.seed, ctx.trial))
         self.captions: dict[str, str] = {}
         self.step_count = 0
@@ -257,13 +258,16 @@ class VisEscapeAgent(Agent):
         if view.scene_id not in self.captions:
             model = self.captioner_model if self.captioner_model is not None else self.model
             prompt = prompts.caption(view.kind, view.name, view.objects)
-            message = Message("user", [TextPart(prompt), *self.images_for(view)])
+            # the original's caption call: the image as the other calls send it, with no detail field
+            images = replace(self.model_options, image_detail=None).wire_images(list(view.images))
+            message = Message("user", [TextPart(prompt), *images])
             text = await calls.call(model, [message], self.caption_params, f"caption {view.scene_id}")
             self.captions[view.scene_id] = " ".join(text.split())
         return self.captions[view.scene_id]
 
-    def images_for(self, view: View) -> list[ImagePart]:
-        return [low_detail(i) for i in view.images] if self.low_detail else list(view.images)
+    def images_for(self, view: View) -> list[Part]:
+        """The view's images marked for the wire: the format and detail of the model options."""
+        return self.model_options.wire_images(list(view.images))
 
     async def scene(self, view: View, calls: StepCalls) -> tuple[str, list[Part]]:
         """The view as the acting model gets it: "[IMAGE]" and the image after the text, or the caption."""
@@ -350,7 +354,7 @@ class BaseAgent(VisEscapeAgent):
             answered = False
         else:
             recent = (
-                [a for a in self.action_history if "turn" not in a][-self.history :] if self.history else []
+                [a for a in self.action_history if "turn" not in a][-self.recent :] if self.recent else []
             )
             prompt = prompts.base_turn(
                 direction=view.direction,
@@ -389,7 +393,7 @@ class MemoryAgent(VisEscapeAgent):
     """VisEscaper (Tables 4, 5, 10), as the authors' VisEscaper agent and runner."""
 
     name = "visescape-memory"
-    own_options = ("shuffle_actions", "image_detail", "memory", "memory_every", "feedback")
+    own_options = ("shuffle_actions", "recent_actions", "memory", "memory_every", "feedback")
     default_cot = True
 
     def configure(self, options: dict[str, Any]) -> None:
@@ -422,8 +426,8 @@ class MemoryAgent(VisEscapeAgent):
             )
         else:
             recent_logs = (
-                [log for log in self.logs if "turn" not in log["action"]][-self.history :]
-                if self.history
+                [log for log in self.logs if "turn" not in log["action"]][-self.recent :]
+                if self.recent
                 else []
             )
             recent = [_with_effect(log["action"], log["analysis"]) for log in recent_logs]

@@ -25,8 +25,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from playbench.core.model_side import FamilyRule, ModelSide
 from playbench.core.termination import Termination
 from playbench.core.types import ImagePart, Part, StepResult, TextPart, Validity
+
+# The model side of both room tasks: what the authors' agents sent (pull-ups/VisEscape-demo at 9f65b99,
+# `src/vis_escape/experiment/agent/inference.py`); the paper (App. B.1) names model versions only.
+# - sampling: no temperature, top_p or seed on the action, retry, feedback and memory calls (:56-59,
+#   :114-128, :177-180): not declared, so the provider's default applies (captions at temperature 0 are
+#   the paper agents' own call, `utils.py:67`);
+# - output cap: none sent (max_tokens None);
+# - conversation: every call one user message; the past actions are text inside it (the runner's
+#   `experiment_runner.py`, the last 10 non-turn actions), so no chat is kept (history 0);
+# - images: the PNG assets re-encoded as JPEG at Pillow's default quality 75, not resized (:8-16);
+#   `detail: "low"` when "gpt" is in the model name, else no detail field (:110-112).
+MODEL_SIDE = ModelSide(
+    settings={"max_tokens": None, "history": 0, "image_format": "jpeg"},
+    families=(FamilyRule("gpt", settings={"image_detail": "low"}),),
+    source=(
+        "authors' code, pull-ups/VisEscape-demo@9f65b99: src/vis_escape/experiment/agent/inference.py "
+        "(no sampling or output cap :56-59 :114-128 :177-180; JPEG :14; detail low for 'gpt' :110-112; "
+        "one user message per call) and baseagent/experiment_runner.py:131 (past actions as prompt text); "
+        "the paper (App. B.1) states no sampling"
+    ),
+)
 
 # the original init prompt, in our words (same facts)
 INIT_PROMPT = (

@@ -5,6 +5,12 @@ second, and answers; a wrong answer comes back with the list of answers tried so
 reasoning, the reasoning that led to the last one) for up to `max_steps` (10) tries. pass@1 = solved
 at the first try, pass@10 = solved within ten. The episode ends `goal_reached` on the right answer,
 else `step_cap` when the tries are used up.
+
+Model side: the paper's experiment (App. D.2), but not the authors' code: pull-ups/VisEscape-demo at
+9f65b99 has no VQA script, and the paper states no sampling, output cap or image encoding for it. Only
+what Table 20 shows is declared: the tried answers (and the last reasoning) are text inside the one prompt,
+so no chat is kept (history 0); the rest is playbench's default (PNG, no detail, a 1024-token cap) or the
+provider's, recorded as such, not as the paper's JPEG / low detail of the room agents.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pydantic import Field
 
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
+from playbench.core.model_side import ModelSide
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, StepResult, TextPart, Validity
@@ -33,6 +40,15 @@ THINK_TAIL = (
     "[Answer] section, with no other text."
 )
 PLAIN_TAIL = "Reply with the password only, nothing else."
+
+# What the paper states of the VQA calls (App. D.2, Table 20): the earlier tries go back inside the prompt.
+MODEL_SIDE = ModelSide(
+    settings={"history": 0},
+    source=(
+        "paper App. D.2 and Table 20 (tried answers and the last reasoning inside the one prompt); no "
+        "authors' code (pull-ups/VisEscape-demo@9f65b99 has no VQA script), so nothing else is declared"
+    ),
+)
 
 
 class QuizVQAConfig(TaskConfig):
@@ -58,6 +74,10 @@ class QuizVQATask(EpisodeTask):
     roles: ClassVar[tuple[str, ...]] = ("player",)
 
     config: QuizVQAConfig
+
+    def model_side(self) -> ModelSide:
+        """Only the history the paper shows (`MODEL_SIDE`); not the room agents' settings."""
+        return MODEL_SIDE
 
     def _quiz_list(self) -> list[tuple[str, str]]:
         out = []

@@ -56,7 +56,7 @@ register_agent(
     description="VisEscape base agent as the authors' code: action memory, last 10 non-turn actions, previous "
     "action, shuffled actions, retry prompt (--captioner-model for the Socratic setting)",
     needs_model=True,
-    options=("shuffle_actions", "image_detail"),
+    options=("shuffle_actions", "recent_actions"),
 )
 register_agent(
     "visescape-memory",
@@ -64,7 +64,7 @@ register_agent(
     description="VisEscaper as the authors' code: memory rebuilt every 10 steps from the last 10 logs, feedback "
     "after object actions, ReAct with the previous reply; memory=false is Table 5's ablation",
     needs_model=True,
-    options=("shuffle_actions", "image_detail", "memory", "memory_every", "feedback"),
+    options=("shuffle_actions", "recent_actions", "memory", "memory_every", "feedback"),
 )
 
 from playbench.core.preset import register_preset  # noqa: E402

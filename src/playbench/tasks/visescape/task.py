@@ -24,6 +24,7 @@ from pydantic import Field, field_validator
 
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
+from playbench.core.model_side import ModelSide
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
@@ -117,6 +118,10 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
     def cache_instances(self) -> bool:  # type: ignore[override]
         # a user's room file may change between two calls in one process; the shipped rooms do not
         return self.config.room_file is None
+
+    def model_side(self) -> ModelSide:
+        """The authors' agents' calls (`protocol.MODEL_SIDE`): our rooms are played as theirs are."""
+        return pc.MODEL_SIDE
 
     # --- instances -----------------------------------------------------------------------------
     def _instances(self, n: int | None, seed: int) -> list[Instance]:

@@ -22,6 +22,7 @@ from pydantic import Field, field_validator
 
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
+from playbench.core.model_side import ModelSide
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, Observation, Part, StepResult, TextPart, Validity
@@ -103,6 +104,10 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
     roles: ClassVar[tuple[str, ...]] = ("player",)
 
     config: OriginalConfig
+
+    def model_side(self) -> ModelSide:
+        """The authors' agents' calls (`protocol.MODEL_SIDE`)."""
+        return pc.MODEL_SIDE
 
     # --- instances -----------------------------------------------------------------------------
     def _room_names(self, clone: Clone) -> list[str]:
