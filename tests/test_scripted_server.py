@@ -19,10 +19,12 @@ import pytest
 from playbench.testing import (
     IMAGE_TOKENS,
     ScriptedFailure,
+    ScriptedReply,
     ScriptedServer,
     estimate_tokens,
     last_user_text,
     request_images,
+    request_media,
     system_text,
 )
 from playbench.testing.scripted_server import server_process, unused_port
@@ -404,3 +406,272 @@ def test_server_process_serves_from_its_own_process_and_stops():
         openai.OpenAI(base_url=base_url, api_key="k", max_retries=0, timeout=2).chat.completions.create(
             model="m", messages=[{"role": "user", "content": "hi"}]
         )
+
+
+# --- scripted replies beyond text, on every wire -------------------------------------------------
+
+GOOGLE_HEADERS = {"x-goog-api-key": "k"}
+
+
+def generate(srv: ScriptedServer, body: dict[str, Any], model: str = "gemini-2.5-flash", **kw: Any):
+    headers = kw.pop("headers", GOOGLE_HEADERS)
+    version = kw.pop("version", "v1beta")
+    return post(f"{srv.google_base_url}/{version}/models/{model}:generateContent", body, headers)
+
+
+def gemini_body(text: str = "hi there", **extra: Any) -> dict[str, Any]:
+    return {"contents": [{"role": "user", "parts": [{"text": text}]}], **extra}
+
+
+def test_google_reply_shape_usage_and_helpers():
+    png = b"\x89PNG\r\n\x1a\nfake"
+    body = {
+        "systemInstruction": {"role": "user", "parts": [{"text": "sys words here"}]},
+        "contents": [
+            {"role": "user", "parts": [{"text": "earlier"}]},
+            {"role": "model", "parts": [{"text": "ok"}]},
+            {
+                "role": "user",
+                "parts": [
+                    {"text": "look at this"},
+                    # snake_case inside camelCase, as google-genai sends it
+                    {"inlineData": {"mime_type": "image/png", "data": base64.b64encode(png).decode()}},
+                ],
+            },
+        ],
+        "generation_config": {"maxOutputTokens": 10, "thinkingConfig": {"include_thoughts": True}},
+    }
+    with ScriptedServer("a b") as srv:
+        status, headers, reply = generate(srv, body, model="llama3.2:3b", version="v1")
+    assert status == 200 and headers["x-goog-request-id"] == "req_scripted_1"
+    assert reply["candidates"] == [
+        {"index": 0, "content": {"role": "model", "parts": [{"text": "a b"}]}, "finishReason": "STOP"}
+    ]
+    p = 3 + 1 + 1 + 3 + IMAGE_TOKENS
+    assert reply["usageMetadata"] == {
+        "promptTokenCount": p,
+        "candidatesTokenCount": 2,
+        "totalTokenCount": p + 2,
+    }
+    assert reply["modelVersion"] == "llama3.2:3b"
+    sent = srv.requests[0]
+    assert "model" not in sent  # recorded as received
+    assert request_images(sent) == [png] and request_media(sent) == [("image/png", png)]
+    assert system_text(sent) == "sys words here" and last_user_text(sent) == "look at this"
+
+
+def test_google_scripted_replies_thoughts_length_safety_and_blocks():
+    replies = [
+        ScriptedReply("the answer", reasoning="thinking it over", reasoning_tokens=30),
+        ScriptedReply("", reasoning_tokens=50, finish="length"),
+        ScriptedReply("", finish="filter"),
+        ScriptedReply(blocked="PROHIBITED_CONTENT"),
+        {"text": "partial", "finish_reason": "RECITATION"},
+    ]
+    with ScriptedServer(replies) as srv:
+        thought, cut, unsafe, blocked, recited = (generate(srv, gemini_body("one two"))[2] for _ in replies)
+    assert thought["candidates"][0]["content"]["parts"] == [
+        {"text": "thinking it over", "thought": True},
+        {"text": "the answer"},
+    ]
+    assert thought["usageMetadata"] == {
+        "promptTokenCount": 2,
+        "candidatesTokenCount": 2,
+        "thoughtsTokenCount": 30,
+        "totalTokenCount": 34,
+    }
+    # cut while thinking: no parts, no answer tokens (a zero count is left out)
+    assert cut["candidates"][0] == {"index": 0, "content": {"role": "model"}, "finishReason": "MAX_TOKENS"}
+    assert cut["usageMetadata"] == {"promptTokenCount": 2, "thoughtsTokenCount": 50, "totalTokenCount": 52}
+    assert "content" not in unsafe["candidates"][0] and unsafe["candidates"][0]["finishReason"] == "SAFETY"
+    assert unsafe["candidates"][0]["safetyRatings"][0]["blocked"] is True
+    assert "candidates" not in blocked and blocked["promptFeedback"]["blockReason"] == "PROHIBITED_CONTENT"
+    assert blocked["usageMetadata"] == {"promptTokenCount": 2, "totalTokenCount": 2}
+    assert recited["candidates"][0]["finishReason"] == "RECITATION"
+
+
+def test_google_errors_keys_and_faults():
+    with ScriptedServer("ok", failures=[429, 503], retry_after=2, faults=["empty_choices"]) as srv:
+        s1, h1, b1 = generate(srv, gemini_body())
+        s2, _, b2 = generate(srv, gemini_body())
+        s3, _, b3 = generate(srv, gemini_body())
+        s4, _, b4 = generate(srv, gemini_body(), headers={})  # no key at all
+        s5, _, b5 = post(f"{srv.google_base_url}/v1/models/m:generateContent?key=k", gemini_body())
+        s6, _, b6 = post(
+            f"{srv.google_base_url}/v1/models/m:streamGenerateContent?alt=sse", gemini_body(), GOOGLE_HEADERS
+        )
+    assert (s1, b1["error"]["status"], b1["error"]["code"], h1["Retry-After"]) == (
+        429,
+        "RESOURCE_EXHAUSTED",
+        429,
+        "2",
+    )
+    assert b1["error"]["details"] == [
+        {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "2s"}
+    ]
+    assert (s2, b2["error"]["status"]) == (503, "UNAVAILABLE")
+    # empty: neither candidates nor the prompt feedback that would explain their absence
+    assert s3 == 200 and "candidates" not in b3 and "promptFeedback" not in b3
+    assert (s4, b4["error"]["status"]) == (403, "PERMISSION_DENIED")
+    assert s5 == 200 and b5["candidates"][0]["content"]["parts"] == [{"text": "ok"}]
+    assert s6 == 400 and "does not stream" in b6["error"]["message"]
+    with ScriptedServer("ok", require_key="right") as srv:
+        status, _, body = generate(srv, gemini_body(), headers={"x-goog-api-key": "wrong"})
+        assert (status, body["error"]["status"]) == (400, "INVALID_ARGUMENT")
+        assert "API key not valid" in body["error"]["message"] and "wrong" in body["error"]["message"]
+        assert generate(srv, gemini_body(), headers={"x-goog-api-key": "right"})[0] == 200
+
+
+GOOD_B64 = base64.b64encode(b"png").decode()
+
+
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        ({}, "contents is not specified"),
+        ({"contents": []}, "contents is not specified"),
+        ({"contents": [{"role": "assistant", "parts": [{"text": "x"}]}]}, "valid role: user, model"),
+        ({"contents": [{"role": "system", "parts": [{"text": "x"}]}]}, "valid role: user, model"),
+        ({"contents": [{"role": "user", "parts": []}]}, "parts must not be empty"),
+        ({"contents": [{"role": "user", "content": "x"}]}, 'Unknown name "content"'),
+        ({"contents": [{"parts": [{"text": "x", "inlineData": {}}]}]}, "oneof field 'data'"),
+        ({"contents": [{"parts": [{"type": "text", "text": "x"}]}]}, 'Unknown name "type"'),
+        ({"contents": [{"parts": [{"text": 3}]}]}, "TYPE_STRING"),
+        (
+            {"contents": [{"parts": [{"inlineData": {"mimeType": "image/bmp", "data": GOOD_B64}}]}]},
+            "Unsupported MIME type: image/bmp",
+        ),
+        (
+            {"contents": [{"parts": [{"inline_data": {"mime_type": "image/png", "data": "@@@"}}]}]},
+            "Base64 decoding failed",
+        ),
+        (
+            {"contents": [{"parts": [{"inlineData": {"data": GOOD_B64}}]}]},
+            "mime_type: a MIME type is required",
+        ),
+        (
+            gemini_body(
+                systemInstruction={"parts": [{"inlineData": {"mimeType": "image/png", "data": GOOD_B64}}]}
+            ),
+            "text parts only",
+        ),
+        (gemini_body(system="be brief"), 'Unknown name "system"'),
+        (gemini_body(messages=[]), 'Unknown name "messages"'),
+        (gemini_body(generationConfig={"max_tokens": 5}), 'Unknown name "max_tokens"'),
+        (gemini_body(generationConfig={"maxOutputTokens": 0}), "max_output_tokens: must be an integer >= 1"),
+        (gemini_body(generationConfig={"temperature": 3}), "temperature: must be in [0, 2]"),
+        (gemini_body(generationConfig={"top_p": 1.5}), "top_p: must be in [0, 1]"),
+        (gemini_body(thinkingConfig={"thinkingBudget": 5}), 'Unknown name "thinkingConfig"'),
+        (
+            gemini_body(generationConfig={"thinkingConfig": {"thinking_budget": 5, "thinkingLevel": "low"}}),
+            "cannot be set at the same time",
+        ),
+        (gemini_body(generationConfig={"thinkingConfig": {"thinkingLevel": "extreme"}}), "thinking_level"),
+        (gemini_body(generationConfig={"thinkingConfig": {"thinkingBudget": -2}}), "thinking_budget"),
+        (gemini_body(generationConfig={"thinkingConfig": {"includeThoughts": "yes"}}), "include_thoughts"),
+    ],
+)
+def test_google_validation(body, fragment):
+    with ScriptedServer("ok") as srv:
+        status, _, reply = generate(srv, body)
+    assert status == 400 and reply["error"]["status"] == "INVALID_ARGUMENT"
+    assert fragment in reply["error"]["message"]
+
+
+def test_google_accepts_valid_thinking_configs_in_either_casing():
+    configs = [
+        {"thinkingConfig": {"thinkingBudget": 0}},
+        {"thinking_config": {"thinking_budget": -1, "include_thoughts": True}},
+        {"thinkingConfig": {"thinkingLevel": "low"}},
+        {"thinkingConfig": {"thinking_level": "HIGH", "includeThoughts": False}},
+    ]
+    with ScriptedServer("ok", cycle=True) as srv:
+        for config in configs:
+            assert generate(srv, gemini_body(generationConfig=config))[0] == 200
+
+
+def test_openai_scripted_replies_length_reasoning_filter_refusal():
+    replies = [
+        ScriptedReply("", reasoning_tokens=64, finish="length"),
+        ScriptedReply("answer", reasoning="hidden steps here"),
+        ScriptedReply("partial", finish="filter"),
+        ScriptedReply("I can't help with that.", finish="refusal"),
+        ScriptedReply(blocked="SAFETY"),
+    ]
+    with ScriptedServer(replies) as srv:
+        cut, reasoned, filtered, refused, blocked = (chat(srv, "one two")[2] for _ in replies)
+    assert cut["choices"][0]["finish_reason"] == "length" and cut["choices"][0]["message"]["content"] == ""
+    assert cut["usage"] == {
+        "prompt_tokens": 2,
+        "completion_tokens": 64,
+        "total_tokens": 66,
+        "completion_tokens_details": {"reasoning_tokens": 64},
+    }
+    assert reasoned["choices"][0]["message"]["reasoning_content"] == "hidden steps here"
+    assert reasoned["usage"]["completion_tokens"] == 1 + 3
+    assert reasoned["usage"]["completion_tokens_details"] == {"reasoning_tokens": 3}
+    assert filtered["choices"][0]["finish_reason"] == "content_filter"
+    message = refused["choices"][0]["message"]
+    assert (message["content"], message["refusal"]) == (None, "I can't help with that.")
+    assert refused["choices"][0]["finish_reason"] == "stop"
+    assert blocked["choices"][0]["finish_reason"] == "content_filter"
+
+
+def test_anthropic_scripted_replies_max_tokens_thinking_and_refusal():
+    replies = [
+        ScriptedReply("", reasoning="thinking", reasoning_tokens=40, finish="length"),
+        ScriptedReply("", finish="length"),
+        ScriptedReply("", finish="refusal"),
+        ScriptedReply("answer", reasoning="a b c"),
+        "",
+    ]
+    body = {"model": "c", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]}
+    with ScriptedServer(replies) as srv:
+        thought_cut, cut, refused, reasoned, empty = (messages(srv, body)[2] for _ in replies)
+    assert thought_cut["stop_reason"] == "max_tokens"
+    assert [b["type"] for b in thought_cut["content"]] == ["thinking"]
+    assert thought_cut["usage"]["output_tokens"] == 40
+    assert (cut["content"], cut["stop_reason"]) == ([], "max_tokens")
+    assert (refused["content"], refused["stop_reason"]) == ([], "refusal")
+    assert [b["type"] for b in reasoned["content"]] == ["thinking", "text"]
+    assert reasoned["usage"]["output_tokens"] == 1 + 3
+    # a plain empty string still reads as before: an empty text block that ended normally
+    assert (empty["content"], empty["stop_reason"]) == ([{"type": "text", "text": ""}], "end_turn")
+
+
+async def test_scripted_finishes_reach_the_providers_through_their_sdks(monkeypatch):
+    from playbench.models import GenerationParams, Message, make_model
+    from playbench.models.base import OutputBudgetExhausted, Refused, reply_error
+
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    replies = [
+        ScriptedReply("", reasoning_tokens=99, finish="length"),
+        ScriptedReply("", finish="filter"),
+        ScriptedReply("no", finish="refusal"),
+    ]
+    hello = [Message.text("user", "hello")]
+    for spec, url in (("openai:o4-mini", "base_url"), ("anthropic:claude-x", "anthropic_base_url")):
+        with ScriptedServer(replies) as srv:
+            model = make_model(spec, base_url=getattr(srv, url), max_retries=0)
+            cut, filtered, refused = [await model.generate(hello, GenerationParams()) for _ in replies]
+            await model.aclose()
+        assert isinstance(reply_error(cut, spec), OutputBudgetExhausted), spec
+        assert isinstance(reply_error(filtered, spec), Refused) and isinstance(
+            reply_error(refused, spec), Refused
+        )
+        if spec.startswith("openai"):
+            assert (cut.reasoning_tokens, cut.usage.output_tokens) == (99, 99)
+            assert refused.text == "no"  # OpenAI's refusal field stands in for the content
+
+
+def test_scripted_reply_fields_are_checked():
+    with pytest.raises(ValueError, match="finish"):
+        ScriptedReply("x", finish="done")
+    with pytest.raises(ValueError, match="reasoning_tokens"):
+        ScriptedReply("x", reasoning_tokens=-1)
+    with pytest.raises(ValueError, match="blocked"):
+        ScriptedReply(blocked="")
+    with pytest.raises(ValueError, match="unknown ScriptedReply field"):
+        ScriptedServer([{"reply": "x"}])
+    assert ScriptedReply("x").thinking_tokens == 0 and ScriptedReply(reasoning="a b").thinking_tokens == 2

@@ -18,7 +18,7 @@ from typing import Any
 from playbench.core.errors import ConfigError
 
 # Public list prices (USD per 1M input / output tokens, standard tier, no batch or prompt-cache
-# discounts) as published by OpenAI and Anthropic when this table was written (2025). Providers
+# discounts) as published by OpenAI, Anthropic and Google when this table was written (2025). Providers
 # change them; override or extend with `--set prices=FILE` / `load_prices(path)` rather than
 # trusting these for billing.
 DEFAULT_PRICES: dict[str, dict[str, float]] = {
@@ -42,6 +42,13 @@ DEFAULT_PRICES: dict[str, dict[str, float]] = {
     "claude-3-opus": {"input": 15.00, "output": 75.00},
     "claude-opus-4": {"input": 15.00, "output": 75.00},
     "claude-opus-4-1": {"input": 15.00, "output": 75.00},
+    # Google, from https://ai.google.dev/gemini-api/docs/pricing (paid tier, text/image/video input,
+    # prompts up to 200k tokens; the output price includes thinking tokens). Longer prompts cost
+    # more on the Pro models (2.5 Pro 2.50/15.00, 3 Pro 4.00/18.00), which this flat table does not
+    # model: a run with prompts past 200k tokens is underestimated.
+    "gemini-2.5-pro": {"input": 1.25, "output": 10.00},
+    "gemini-2.5-flash": {"input": 0.30, "output": 2.50},
+    "gemini-3-pro-preview": {"input": 2.00, "output": 12.00},
 }
 
 # Snapshot suffixes that do not change the price: -2024-08-06, -20241022, -latest.

@@ -39,6 +39,7 @@ class ProviderEntry:
     description: str = ""
     usage: str = ""  # how a spec for it is written, e.g. "mock:FILE[?delay=SECONDS]"
     origin: str = "built-in"  # or the distribution whose entry point declared it
+    key_env: str = ""  # the environment variable its API key is read from ("" for none, or unknown)
 
     @property
     def spec_form(self) -> str:
@@ -58,17 +59,32 @@ BUILTIN_PROVIDERS: tuple[ProviderEntry, ...] = (
         "openai",
         "playbench.models.openai_provider:OpenAIModel",
         "OpenAI chat completions, or any compatible server (--base-url: vLLM, SGLang, Ollama...)",
+        key_env="OPENAI_API_KEY",
     ),
     ProviderEntry(
         "anthropic",
         "playbench.models.anthropic_provider:AnthropicModel",
         "Anthropic messages API, or a compatible server (--base-url)",
+        key_env="ANTHROPIC_API_KEY",
     ),
     ProviderEntry(
         "mock",
         "playbench.models.mock:MockModel",
         "replies read from a file, in order and cycling (one per line, or JSONL); no network, cost 0",
         "mock:FILE[?delay=SECONDS&jitter=FRACTION]",
+    ),
+    ProviderEntry(
+        "google",
+        "playbench.models.google_provider:GoogleModel",
+        "Google Gemini API (generateContent) through google-genai; GOOGLE_API_KEY is read when GEMINI_API_KEY is unset",
+        key_env="GEMINI_API_KEY",
+    ),
+    ProviderEntry(
+        "openrouter",
+        "playbench.models.openai_provider:OpenRouterModel",
+        "OpenRouter's OpenAI-compatible API: any vendor's model as VENDOR/MODEL",
+        "openrouter:VENDOR/MODEL",
+        key_env="OPENROUTER_API_KEY",
     ),
 )
 
@@ -77,16 +93,23 @@ _REGISTERED: dict[str, ProviderEntry] = {}
 
 
 def register_provider(
-    name: str, entry_point: str, description: str = "", usage: str = "", *, replace: bool = False
+    name: str,
+    entry_point: str,
+    description: str = "",
+    usage: str = "",
+    *,
+    replace: bool = False,
+    key_env: str = "",
 ) -> ProviderEntry:
-    """Register a provider in this process; `entry_point` is "package.module:factory"."""
+    """Register a provider in this process; `entry_point` is "package.module:factory", `key_env` the
+    variable its key is read from (for listings; the factory reads it itself)."""
     if not PROVIDER_NAME.match(name):
         raise ValueError(f"provider name '{name}' must be lowercase letters, digits, '_' or '-'")
     if any(b.name == name for b in BUILTIN_PROVIDERS):
         raise ValueError(f"provider '{name}' is built in")
     if name in _REGISTERED and not replace:
         raise ValueError(f"provider '{name}' is already registered")
-    entry = ProviderEntry(name, entry_point, description, usage, origin="registered")
+    entry = ProviderEntry(name, entry_point, description, usage, origin="registered", key_env=key_env)
     _REGISTERED[name] = entry
     return entry
 

@@ -1,4 +1,4 @@
-"""Test helpers shipped with the package: a scripted local model server.
+"""Test helpers shipped with the package: a scripted local model server (OpenAI, Anthropic, Gemini wires).
 
 Names are loaded lazily so that `python -m playbench.testing.scripted_server` does not import the
 module twice (runpy warns when a `-m` target is already in sys.modules).
@@ -12,12 +12,14 @@ __all__ = [
     "IMAGE_TOKENS",
     "RecordedRequest",
     "ScriptedFailure",
+    "ScriptedReply",
     "ScriptedServer",
     "estimate_tokens",
     "last_user_text",
     "message_text",
     "prompt_tokens",
     "request_images",
+    "request_media",
     "system_text",
     "unused_port",
 ]

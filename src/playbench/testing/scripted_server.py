@@ -1,4 +1,4 @@
-"""A scripted model server on 127.0.0.1 that speaks the real OpenAI and Anthropic wire protocols.
+"""A scripted model server on 127.0.0.1 that speaks the real OpenAI, Anthropic and Gemini wire protocols.
 
 Tests (and offline demos) point the real SDKs at it, so the whole path from an agent's messages to
 HTTP and back is exercised without a network or a model:
@@ -8,21 +8,59 @@ HTTP and back is exercised without a network or a model:
         ...
         assert srv.requests[0]["messages"][0]["role"] == "system"
 
-Endpoints: POST /v1/chat/completions and GET /v1/models (OpenAI), POST /v1/messages (Anthropic;
-its SDK's base URL is `srv.anthropic_base_url`, without /v1).
+Endpoints:
+- OpenAI: POST /v1/chat/completions and GET /v1/models; the SDK's base URL is `srv.base_url` (ends
+  in /v1).
+- Anthropic: POST /v1/messages; the SDK's base URL is `srv.anthropic_base_url` (without /v1).
+- Gemini: POST /{v1,v1beta,v1alpha}/models/{MODEL}:generateContent (google-genai 3.x sends /v1/,
+  older releases /v1beta/); the SDK's base URL is `srv.google_base_url` (the server's root). The
+  key travels in `x-goog-api-key` (or `?key=`); a request with neither gets 403, as from the real
+  API. `:streamGenerateContent` is refused (400: the server does not stream).
 
 Scripting:
-- `responder`: a string (always that reply), a list of replies served in order, or a callable
-  `(request_json) -> str`. A list that runs out is an error, not a loop: the server answers
+- `responder`: a reply (always that reply), a list of replies served in order, or a callable
+  `(request_json) -> reply`. A reply is a string (the answer's text) or a `ScriptedReply` (or a
+  dict of its fields), see below. A list that runs out is an error, not a loop: the server answers
   HTTP 400 "scripted replies exhausted" so a test that makes more calls than it scripted fails
   loudly (pass `cycle=True` to loop over the list instead). The callable runs in the server's
   handler threads, possibly concurrently; it may raise `ScriptedFailure(status, message,
-  retry_after)` to answer with that error. Any other exception becomes HTTP 400 (not 500) so a broken test responder fails
-  at once instead of being retried.
+  retry_after)` to answer with that error. Any other exception becomes HTTP 400 (not 500) so a
+  broken test responder fails at once instead of being retried. For a Gemini request the callable
+  sees the JSON body with the model added as `body["model"]` (the real API takes it in the path).
+- `ScriptedReply(text="", reasoning=None, reasoning_tokens=None, finish="stop", finish_reason=None,
+  blocked=None)`, written in each protocol's own terms:
+  - `reasoning`: thinking text returned beside the answer: a Gemini part with `"thought": true`
+    before the text part, an Anthropic `thinking` block before the text block, OpenAI's
+    `message.reasoning_content` (the field vLLM and SGLang use; OpenAI itself returns none).
+  - `reasoning_tokens`: the thinking's token count (default: the words of `reasoning`, else 0). It
+    is part of the output tokens everywhere (OpenAI `completion_tokens`, Anthropic
+    `output_tokens`) and reported on its own where the API does: OpenAI
+    `usage.completion_tokens_details.reasoning_tokens`, Gemini `usageMetadata.thoughtsTokenCount`
+    (Gemini's `candidatesTokenCount` counts the answer only).
+  - `finish`: why the reply ended, in neutral words, mapped per protocol:
+
+    | finish    | OpenAI `finish_reason`              | Anthropic `stop_reason` | Gemini `finishReason` |
+    |-----------|-------------------------------------|-------------------------|-----------------------|
+    | `stop`    | `stop`                              | `end_turn`              | `STOP`                |
+    | `length`  | `length`                            | `max_tokens`            | `MAX_TOKENS`          |
+    | `filter`  | `content_filter`                    | `refusal`               | `SAFETY`              |
+    | `refusal` | `stop`, the text in `message.refusal` and `content` null | `refusal` | `SAFETY` |
+
+    `finish_reason` puts any other value on the wire as it is (e.g. Gemini `"RECITATION"`).
+    An empty `text` sends no text part: Gemini's candidate then has no parts (`"content":
+    {"role": "model"}`; none at all under a `SAFETY` finish, which carries blocked
+    `safetyRatings`), Anthropic's `content` holds no text block (only a `stop` reply keeps an
+    empty one, as before), OpenAI's `content` is "".
+  - `blocked`: a Gemini prompt block reason (`"SAFETY"`, `"PROHIBITED_CONTENT"`, ...): the reply
+    has no candidates, only `promptFeedback.blockReason` and the prompt's usage. OpenAI and
+    Anthropic have no such reply; there it reads as `finish="filter"` with no text.
+  Gemini's usage omits zero counts (`candidatesTokenCount`, `thoughtsTokenCount`), as the real API
+  does.
 - `latency`: seconds each model request waits before it is answered (each request has its own
   thread, so concurrent requests overlap rather than queue).
 - `failures`: HTTP statuses returned, in order, to the first model requests (with an error body in
-  the provider's format), e.g. `[429, 500]`; `retry_after` adds a Retry-After header to them.
+  the provider's format), e.g. `[429, 500]`; `retry_after` adds a Retry-After header to them (and,
+  on the Gemini wire, a `google.rpc.RetryInfo` detail with that `retryDelay` to the error body).
 - `faults`: what goes wrong with the model requests that follow the `failures`, one entry per
   request in arrival order; once both lists are used up, requests are answered normally. A fault
   never consumes a scripted reply, so the request that retries it gets the reply it was meant to.
@@ -36,22 +74,29 @@ Scripting:
   - `"truncated"`: HTTP 200 whose JSON body stops halfway (the HTTP framing itself is correct,
     as when a proxy or a crashing server cuts the payload: only the JSON is broken);
   - `"empty_choices"`: HTTP 200 with a well-formed reply holding nothing: `choices: []`
-    (OpenAI) or `content: []` (Anthropic);
+    (OpenAI), `content: []` (Anthropic), no `candidates` and no `promptFeedback` (Gemini);
   - `"no_action"`: HTTP 200 with a normal reply whose text (`NO_ACTION_REPLY`) holds no action;
   - `None` (or `"ok"`): no fault, answer this request normally; a placeholder to put later
     faults at chosen positions.
   Faults are validated when the server is made. `srv.log[i].fault` names the fault a request got.
-- `require_key`: if set, requests must carry this key (Bearer or x-api-key) or get 401. The 401
-  message quotes the presented key verbatim, on purpose: tests use it to prove that backends
+- `require_key`: if set, requests must carry this key (Bearer, x-api-key, x-goog-api-key or
+  `?key=`) or get 401 (Gemini: 400 INVALID_ARGUMENT "API key not valid", as the real API answers).
+  The message quotes the presented key verbatim, on purpose: tests use it to prove that backends
   redact keys from their errors.
 - Requests are validated like the real APIs would (roles, content parts, data-URI / base64 images,
-  Anthropic's top-level `system` and mandatory `max_tokens`), so wire-format mistakes fail here.
+  Anthropic's top-level `system` and mandatory `max_tokens`; Gemini's field names in either
+  camelCase or snake_case as protobuf JSON allows, unknown fields, roles `user`/`model`, one datum
+  per part, inline data's MIME type and base64, text-only `systemInstruction`, `generationConfig`
+  ranges and a `thinkingConfig` with at most one of `thinkingBudget` and `thinkingLevel`), so
+  wire-format mistakes fail here.
 - Usage is a deterministic estimate: whitespace-separated words of all prompt text, plus
-  IMAGE_TOKENS per image; output tokens are the words of the reply.
+  IMAGE_TOKENS per image; output tokens are the words of the reply plus its reasoning tokens.
 
 Observation: `srv.requests` (the JSON body of every model request received, including the ones
 answered with a scripted failure, in arrival order), `srv.log` (method, path, headers, body,
-status of every request), `srv.max_in_flight` (the most model requests handled at once).
+status of every request), `srv.max_in_flight` (the most model requests handled at once). The
+helpers `message_text`, `last_user_text`, `system_text`, `request_images` and `prompt_tokens`
+read request bodies of all three protocols.
 """
 
 from __future__ import annotations
@@ -68,23 +113,94 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, cast
+from urllib.parse import parse_qsl, unquote
 
 IMAGE_TOKENS = 85
 
 # What the "no_action" fault answers: plausible model prose in which no task finds an action.
 NO_ACTION_REPLY = "I am not sure."
 
-Responder = str | Sequence[str] | Callable[[dict[str, Any]], str]
-
 FAULT_KINDS = frozenset({"timeout", "drop", "truncated", "empty_choices", "no_action", "ok"})
 
 _DATA_URI = re.compile(r"^data:(image/(?:png|jpeg|gif|webp));base64,(.*)$", re.DOTALL)
 _ANTHROPIC_MEDIA = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 _OPENAI_ROLES = {"system", "developer", "user", "assistant", "tool"}
+
+# POST /{version}/models/{model}:{method}; a model name may itself hold colons (`llama3.2:3b`).
+_GOOGLE_PATH = re.compile(r"^/(v1|v1beta|v1alpha)/models/([^/]+):(generateContent|streamGenerateContent)$")
+
+FINISHES = ("stop", "length", "filter", "refusal")
+# ScriptedReply.finish in each protocol's words (see the module docstring's table).
+_FINISH_WIRE = {
+    "openai": {"stop": "stop", "length": "length", "filter": "content_filter", "refusal": "stop"},
+    "anthropic": {"stop": "end_turn", "length": "max_tokens", "filter": "refusal", "refusal": "refusal"},
+    "google": {"stop": "STOP", "length": "MAX_TOKENS", "filter": "SAFETY", "refusal": "SAFETY"},
+}
+
+
+@dataclass(frozen=True)
+class ScriptedReply:
+    """One scripted answer with more than text: reasoning, its token count, how it ended, a blocked
+    prompt. See the module docstring for how each field looks on each protocol's wire."""
+
+    text: str = ""
+    reasoning: str | None = None
+    reasoning_tokens: int | None = None
+    finish: str = "stop"
+    finish_reason: str | None = None  # put on the wire as it is, instead of `finish`'s mapping
+    blocked: str | None = None  # a Gemini prompt block reason: no candidates at all
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise ValueError(f"ScriptedReply.text must be a string (got {self.text!r})")
+        for name in ("reasoning", "finish_reason", "blocked"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or (name != "reasoning" and not value)):
+                raise ValueError(f"ScriptedReply.{name} must be a non-empty string or None (got {value!r})")
+        r = self.reasoning_tokens
+        if r is not None and (isinstance(r, bool) or not isinstance(r, int) or r < 0):
+            raise ValueError(f"ScriptedReply.reasoning_tokens must be an integer >= 0 (got {r!r})")
+        if self.finish not in FINISHES:
+            raise ValueError(
+                f"unknown ScriptedReply.finish {self.finish!r}: expected one of {', '.join(FINISHES)}"
+            )
+
+    @property
+    def thinking_tokens(self) -> int:
+        """The reasoning's token count as usage reports it."""
+        if self.reasoning_tokens is not None:
+            return self.reasoning_tokens
+        return estimate_tokens(self.reasoning or "")
+
+    @property
+    def has_reasoning(self) -> bool:
+        return self.reasoning is not None or self.reasoning_tokens is not None
+
+    def wire_finish(self, protocol: str) -> str:
+        if self.finish_reason is not None:
+            return self.finish_reason
+        finish = "filter" if self.blocked is not None else self.finish
+        return _FINISH_WIRE[protocol][finish]
+
+
+Reply = str | ScriptedReply | Mapping[str, Any]
+Responder = Reply | Sequence[Reply] | Callable[[dict[str, Any]], Reply]
+
+
+def as_reply(value: object) -> ScriptedReply:
+    """A responder's reply as a ScriptedReply: a string is its text; a mapping gives the fields."""
+    if isinstance(value, ScriptedReply):
+        return value
+    if isinstance(value, Mapping):
+        unknown = set(value) - set(ScriptedReply.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"unknown ScriptedReply field(s) {', '.join(sorted(map(str, unknown)))}")
+        return ScriptedReply(**value)
+    return ScriptedReply(text=str(value))
 
 
 class ScriptedFailure(Exception):  # noqa: N818 - reads as what the responder wants: a failure
@@ -169,59 +285,125 @@ def _content_parts(content: Any) -> list[dict[str, Any]]:
     return []
 
 
+def _snake(name: str) -> str:
+    return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+
+
+def _camel(name: str) -> str:
+    return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), name)
+
+
+def _get(obj: Any, name: str) -> Any:
+    """A Gemini field by its camelCase name, sent under that name or its snake_case one (protobuf
+    JSON accepts both, and google-genai sends a mix: `inlineData` holding `mime_type`)."""
+    if not isinstance(obj, dict):
+        return None
+    return obj[name] if name in obj else obj.get(_snake(name))
+
+
+def _b64_bytes(data: object) -> bytes | None:
+    """Base64 as protobuf JSON takes it for bytes (standard or URL-safe alphabet); None if invalid."""
+    if not isinstance(data, str) or not data:
+        return None
+    for alphabet in (None, b"-_"):
+        try:
+            return base64.b64decode(data + "=" * (-len(data) % 4), altchars=alphabet, validate=True)
+        except (binascii.Error, ValueError):
+            continue
+    return None
+
+
+def _gemini_parts(content: Any) -> list[dict[str, Any]]:
+    """A Gemini content's parts in the neutral form the helpers below read: answer text (thought
+    parts left out) and inline data."""
+    out: list[dict[str, Any]] = []
+    parts = _get(content, "parts")
+    for p in parts if isinstance(parts, list) else []:
+        if not isinstance(p, dict):
+            continue
+        if isinstance(p.get("text"), str) and not p.get("thought"):
+            out.append({"type": "text", "text": p["text"]})
+        inline = _get(p, "inlineData")
+        if isinstance(inline, dict):
+            out.append(
+                {"type": "inline_data", "mime_type": _get(inline, "mimeType"), "data": inline.get("data")}
+            )
+    return out
+
+
+def _message_parts(message: dict[str, Any]) -> list[dict[str, Any]]:
+    if "parts" in message:  # a Gemini content
+        return _gemini_parts(message)
+    return _content_parts(message.get("content"))
+
+
+def _messages(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The conversation of a request body: OpenAI/Anthropic `messages`, Gemini `contents`."""
+    turns = body.get("messages") if "messages" in body else body.get("contents")
+    return [m for m in turns or [] if isinstance(m, dict)]
+
+
 def message_text(message: dict[str, Any]) -> str:
-    """The text of one wire message (either protocol), parts joined by newlines."""
-    return "\n".join(
-        str(p.get("text", "")) for p in _content_parts(message.get("content")) if p.get("type") == "text"
-    )
+    """The text of one wire message (any protocol), parts joined by newlines."""
+    return "\n".join(str(p.get("text", "")) for p in _message_parts(message) if p.get("type") == "text")
 
 
 def last_user_text(body: dict[str, Any]) -> str:
-    """The text of the last user message of a chat-completions or messages request body."""
-    for m in reversed(body.get("messages") or []):
-        if isinstance(m, dict) and m.get("role") == "user":
+    """The text of the last user message of a chat-completions, messages or generateContent body."""
+    for m in reversed(_messages(body)):
+        # a Gemini content without a role is the user's
+        if m.get("role", "user" if "parts" in m else None) == "user":
             return message_text(m)
     return ""
 
 
+def _gemini_system(body: dict[str, Any]) -> Any:
+    return _get(body, "systemInstruction")
+
+
 def system_text(body: dict[str, Any]) -> str:
-    """The system prompt, whether sent as an OpenAI system message or Anthropic's `system` param."""
+    """The system prompt: an OpenAI system message, Anthropic's `system` param or Gemini's
+    `systemInstruction`."""
     if "system" in body:
         s = body["system"]
         return s if isinstance(s, str) else "\n".join(str(b.get("text", "")) for b in _content_parts(s))
-    return "\n".join(
-        message_text(m)
-        for m in body.get("messages") or []
-        if isinstance(m, dict) and m.get("role") == "system"
-    )
+    instruction = _gemini_system(body)
+    if instruction is not None:
+        return message_text({"parts": _get(instruction, "parts")})
+    return "\n".join(message_text(m) for m in _messages(body) if m.get("role") == "system")
 
 
 def request_images(body: dict[str, Any]) -> list[bytes]:
-    """The decoded bytes of every image in a request, in order (data URIs or base64 blocks)."""
-    out: list[bytes] = []
-    for m in body.get("messages") or []:
-        if not isinstance(m, dict):
-            continue
-        for p in _content_parts(m.get("content")):
+    """The decoded bytes of every image in a request, in order (data URIs, base64 blocks, inline data)."""
+    return [data for _, data in request_media(body)]
+
+
+def request_media(body: dict[str, Any]) -> list[tuple[str, bytes]]:
+    """(media type, decoded bytes) of every image in a request, in order."""
+    out: list[tuple[str, bytes]] = []
+    for m in _messages(body):
+        for p in _message_parts(m):
             if p.get("type") == "image_url":
                 match = _DATA_URI.match(str((p.get("image_url") or {}).get("url", "")))
                 if match:
-                    out.append(base64.b64decode(match.group(2)))
+                    out.append((match.group(1), base64.b64decode(match.group(2))))
             elif p.get("type") == "image":
-                out.append(base64.b64decode((p.get("source") or {}).get("data", "")))
+                source = p.get("source") or {}
+                out.append((str(source.get("media_type")), base64.b64decode(source.get("data", ""))))
+            elif p.get("type") == "inline_data":
+                out.append((str(p.get("mime_type")), _b64_bytes(p.get("data")) or b""))
     return out
 
 
 def prompt_tokens(body: dict[str, Any]) -> int:
     """The input-token count the server reports for a request body."""
-    n = estimate_tokens(system_text(body)) if "system" in body else 0
-    for m in body.get("messages") or []:
-        if not isinstance(m, dict):
-            continue
-        for p in _content_parts(m.get("content")):
+    has_own_system = "system" in body or _gemini_system(body) is not None
+    n = estimate_tokens(system_text(body)) if has_own_system else 0
+    for m in _messages(body):
+        for p in _message_parts(m):
             if p.get("type") == "text":
                 n += estimate_tokens(str(p.get("text", "")))
-            elif p.get("type") in ("image_url", "image"):
+            elif p.get("type") in ("image_url", "image", "inline_data"):
                 n += IMAGE_TOKENS
     return n
 
@@ -344,6 +526,154 @@ def _validate_anthropic(body: dict[str, Any], headers: dict[str, str]) -> str | 
     return None
 
 
+# Gemini's messages by their fields' camelCase names (the API takes snake_case too).
+_GOOGLE_REQUEST_FIELDS = {
+    "model", "contents", "systemInstruction", "generationConfig", "safetySettings", "tools",
+    "toolConfig", "cachedContent", "labels", "serviceTier", "store",
+}  # fmt: skip
+_GOOGLE_CONTENT_FIELDS = {"role", "parts"}
+_GOOGLE_PART_DATA = {
+    "text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode",
+    "codeExecutionResult",
+}  # fmt: skip
+_GOOGLE_PART_FIELDS = _GOOGLE_PART_DATA | {
+    "thought", "thoughtSignature", "videoMetadata", "mediaResolution", "partMetadata",
+}  # fmt: skip
+_GOOGLE_BLOB_FIELDS = {"mimeType", "data", "displayName"}
+_GOOGLE_IMAGE_MEDIA = {"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"}
+_GOOGLE_GENERATION_FIELDS = {
+    "stopSequences", "responseMimeType", "responseSchema", "responseJsonSchema", "responseModalities",
+    "candidateCount", "maxOutputTokens", "temperature", "topP", "topK", "seed", "presencePenalty",
+    "frequencyPenalty", "responseLogprobs", "logprobs", "enableEnhancedCivicAnswers", "speechConfig",
+    "thinkingConfig", "imageConfig", "mediaResolution",
+}  # fmt: skip
+_GOOGLE_THINKING_FIELDS = {"includeThoughts", "thinkingBudget", "thinkingLevel"}
+_GOOGLE_THINKING_LEVELS = {"THINKING_LEVEL_UNSPECIFIED", "MINIMAL", "LOW", "MEDIUM", "HIGH"}
+
+
+def _unknown_field(obj: dict[str, Any], known: set[str], where: str) -> str | None:
+    for key in obj:
+        if _camel(str(key)) not in known:
+            return f"Invalid JSON payload received. Unknown name \"{key}\" at '{where}': Cannot find field."
+    return None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _validate_google_content(content: object, where: str, *, system: bool = False) -> str | None:
+    if not isinstance(content, dict):
+        return f"* GenerateContentRequest.{where}: must be an object with parts"
+    problem = _unknown_field(content, _GOOGLE_CONTENT_FIELDS, where)
+    if problem:
+        return problem
+    role = content.get("role")
+    if not system and role is not None and role not in ("user", "model"):
+        return "Please use a valid role: user, model."
+    parts = content.get("parts")
+    if not isinstance(parts, list) or not parts:
+        return f"* GenerateContentRequest.{where}.parts: contents.parts must not be empty."
+    for j, part in enumerate(parts):
+        at = f"{where}.parts[{j}]"
+        if not isinstance(part, dict):
+            return f"Invalid value at '{at}': expected a Part object"
+        problem = _unknown_field(part, _GOOGLE_PART_FIELDS, at)
+        if problem:
+            return problem
+        data = [_camel(k) for k in part if _camel(k) in _GOOGLE_PART_DATA]
+        if len(data) != 1:
+            return f"* GenerateContentRequest.{at}.data: required oneof field 'data' must have one initialized field"
+        if system and data[0] != "text":
+            return f"* GenerateContentRequest.{at}: system_instruction takes text parts only"
+        if data[0] == "text" and not isinstance(part[next(k for k in part if _camel(k) == "text")], str):
+            return f"Invalid value at '{at}.text' (TYPE_STRING)"
+        if data[0] == "inlineData":
+            blob = _get(part, "inlineData")
+            if not isinstance(blob, dict):
+                return f"Invalid value at '{at}.inline_data': expected a Blob object"
+            problem = _unknown_field(blob, _GOOGLE_BLOB_FIELDS, f"{at}.inline_data")
+            if problem:
+                return problem
+            mime = _get(blob, "mimeType")
+            if not isinstance(mime, str) or "/" not in mime:
+                return f"* GenerateContentRequest.{at}.inline_data.mime_type: a MIME type is required"
+            if mime.startswith("image/") and mime not in _GOOGLE_IMAGE_MEDIA:
+                return f"Unsupported MIME type: {mime}"
+            if _b64_bytes(blob.get("data")) is None:
+                return f"Invalid value at '{at}.inline_data.data' (TYPE_BYTES), Base64 decoding failed"
+    return None
+
+
+def _validate_google_generation(config: object) -> str | None:
+    where = "generation_config"
+    if not isinstance(config, dict):
+        return f"Invalid value at '{where}': expected a GenerationConfig object"
+    problem = _unknown_field(config, _GOOGLE_GENERATION_FIELDS, where)
+    if problem:
+        return problem
+    ranges = {"temperature": (0.0, 2.0), "topP": (0.0, 1.0)}
+    for name, (low, high) in ranges.items():
+        value = _get(config, name)
+        if value is not None and (not _is_number(value) or not low <= value <= high):
+            return f"* GenerateContentRequest.generation_config.{_snake(name)}: must be in [{low:g}, {high:g}] (got {value!r})"
+    for name in ("maxOutputTokens", "topK", "candidateCount"):
+        value = _get(config, name)
+        if value is not None and (not _is_int(value) or value < 1):
+            return f"* GenerateContentRequest.generation_config.{_snake(name)}: must be an integer >= 1 (got {value!r})"
+    if _get(config, "candidateCount") not in (None, 1):
+        return "ScriptedServer answers one candidate; send candidate_count 1 or none"
+    seed = _get(config, "seed")
+    if seed is not None and not _is_int(seed):
+        return f"Invalid value at 'generation_config.seed' (TYPE_INT32), {seed!r}"
+    thinking = _get(config, "thinkingConfig")
+    if thinking is None:
+        return None
+    at = f"{where}.thinking_config"
+    if not isinstance(thinking, dict):
+        return f"Invalid value at '{at}': expected a ThinkingConfig object"
+    problem = _unknown_field(thinking, _GOOGLE_THINKING_FIELDS, at)
+    if problem:
+        return problem
+    budget, level = _get(thinking, "thinkingBudget"), _get(thinking, "thinkingLevel")
+    include = _get(thinking, "includeThoughts")
+    if include is not None and not isinstance(include, bool):
+        return f"Invalid value at '{at}.include_thoughts' (TYPE_BOOL), {include!r}"
+    if budget is not None and (not _is_int(budget) or budget < -1):
+        return f"* GenerateContentRequest.{at}.thinking_budget: must be -1 (dynamic) or >= 0 (got {budget!r})"
+    if level is not None and (not isinstance(level, str) or level.upper() not in _GOOGLE_THINKING_LEVELS):
+        return f"Invalid value at '{at}.thinking_level' (type.googleapis.com/google.ai.generativelanguage.v1beta.ThinkingConfig.ThinkingLevel), {level!r}"
+    if budget is not None and level is not None:
+        return "Thinking budget and thinking level cannot be set at the same time; set only one of them."
+    return None
+
+
+def _validate_google(body: dict[str, Any], method: str) -> str | None:
+    if method == "streamGenerateContent":
+        return "ScriptedServer does not stream; call generateContent"
+    problem = _unknown_field(body, _GOOGLE_REQUEST_FIELDS, "")
+    if problem:
+        return problem.replace(" at ''", "")
+    contents = body.get("contents")
+    if not isinstance(contents, list) or not contents:
+        return "* GenerateContentRequest.contents: contents is not specified"
+    for i, content in enumerate(contents):
+        problem = _validate_google_content(content, f"contents[{i}]")
+        if problem:
+            return problem
+    system = _gemini_system(body)
+    if system is not None:
+        problem = _validate_google_content(system, "system_instruction", system=True)
+        if problem:
+            return problem
+    config = _get(body, "generationConfig")
+    return None if config is None else _validate_google_generation(config)
+
+
 # --- wire bodies -----------------------------------------------------------------------------
 
 _ANTHROPIC_ERROR_TYPES = {
@@ -371,6 +701,43 @@ def _openai_error(status: int, message: str) -> dict[str, Any]:
 def _anthropic_error(status: int, message: str) -> dict[str, Any]:
     kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
     return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+_GOOGLE_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ABORTED",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",
+    500: "INTERNAL",
+    501: "UNIMPLEMENTED",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
+def _google_error(status: int, message: str, retry_after: float | None = None) -> dict[str, Any]:
+    """google.rpc.Status as the Gemini API sends it; a rate limit carries its RetryInfo."""
+    error: dict[str, Any] = {
+        "code": status,
+        "message": message,
+        "status": _GOOGLE_STATUS.get(status, "INTERNAL" if status >= 500 else "INVALID_ARGUMENT"),
+    }
+    if retry_after is not None:
+        error["details"] = [
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{retry_after:g}s"}
+        ]
+    return {"error": error}
+
+
+def _error_body(protocol: str | None, status: int, message: str, retry_after: float | None) -> dict[str, Any]:
+    if protocol == "google":
+        return _google_error(status, message, retry_after)
+    if protocol == "anthropic":
+        return _anthropic_error(status, message)
+    return _openai_error(status, message)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -453,11 +820,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
         srv = self.server.scripted
-        path = self.path.split("?")[0].rstrip("/")
+        path, _, query = self.path.partition("?")
+        path = path.rstrip("/")
         headers = {k.lower(): v for k, v in self.headers.items()}
         raw = self._read_body()
         protocol = {"/v1/chat/completions": "openai", "/v1/messages": "anthropic"}.get(path)
-        error_body = _anthropic_error if protocol == "anthropic" else _openai_error
+        google = _GOOGLE_PATH.match(path)
+        if google is not None:
+            protocol = "google"
         try:
             body: Any = json.loads(raw) if raw else None
         except json.JSONDecodeError as exc:
@@ -471,15 +841,29 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, _openai_error(404, f"Unknown path {self.path}"))
             return
 
-        def reply_error(status: int, message: str, extra: dict[str, str] | None = None) -> None:
+        def reply_error(status: int, message: str, retry_after: float | None = None) -> None:
             record.status = status
-            self._send_json(status, error_body(status, message), extra)
+            extra = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else None
+            self._send_json(status, _error_body(protocol, status, message, retry_after), extra)
 
         srv._enter()
         try:
             if srv.latency > 0:
                 time.sleep(srv.latency)
-            if srv.require_key is not None:
+            if protocol == "google":
+                query_key = next((v for k, v in parse_qsl(query) if k == "key"), None)
+                presented = headers.get("x-goog-api-key") or query_key
+                if presented is None:
+                    reply_error(
+                        403,
+                        "Method doesn't allow unregistered callers (callers without established identity). "
+                        "Please use API Key or other form of API consumer identity to call this API.",
+                    )
+                    return
+                if srv.require_key is not None and presented != srv.require_key:
+                    reply_error(400, f"API key not valid. Please pass a valid API key. (got: {presented})")
+                    return
+            elif srv.require_key is not None:
                 presented = headers.get("x-api-key") or headers.get("authorization", "").removeprefix(
                     "Bearer "
                 )
@@ -489,12 +873,12 @@ class _Handler(BaseHTTPRequestHandler):
             fault, n, total = srv._next_fault()
             record.fault = _fault_name(fault)
             if isinstance(fault, int):
-                extra = {"Retry-After": f"{srv.retry_after:g}"} if srv.retry_after is not None else None
-                reply_error(fault, f"ScriptedServer: scripted failure {n} of {total} (HTTP {fault})", extra)
+                reply_error(
+                    fault, f"ScriptedServer: scripted failure {n} of {total} (HTTP {fault})", srv.retry_after
+                )
                 return
             if isinstance(fault, ScriptedFailure):
-                extra = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else None
-                reply_error(fault.status, fault.message, extra)
+                reply_error(fault.status, fault.message, fault.retry_after)
                 return
             if fault == "drop":
                 self._drop()
@@ -507,7 +891,15 @@ class _Handler(BaseHTTPRequestHandler):
             if parse_error is not None:
                 reply_error(400, parse_error)
                 return
-            problem = _validate_openai(body) if protocol == "openai" else _validate_anthropic(body, headers)
+            if protocol == "openai":
+                problem = _validate_openai(body)
+            elif protocol == "anthropic":
+                problem = _validate_anthropic(body, headers)
+            else:
+                assert google is not None
+                problem = _validate_google(body, google.group(3))
+                # the model travels in the path; replies and responders see it in the body
+                body = {**body, "model": unquote(google.group(2))}
             if problem is not None:
                 reply_error(400, problem)
                 return
@@ -516,30 +908,28 @@ class _Handler(BaseHTTPRequestHandler):
                 record.status = 200
                 return
             try:
-                text = srv._reply_for(body)
+                reply = srv._reply_for(body)
             except ScriptedFailure as exc:
-                extra = {"Retry-After": f"{exc.retry_after:g}"} if exc.retry_after is not None else None
-                reply_error(exc.status, exc.message, extra)
+                reply_error(exc.status, exc.message, exc.retry_after)
                 return
             except Exception as exc:  # a broken test responder: fail fast, do not invite retries
                 reply_error(400, f"ScriptedServer responder raised {type(exc).__name__}: {exc}")
                 return
             n = srv._count_reply()
             record.status = 200
-            if protocol == "openai":
-                self._send_json(200, _openai_reply(body, text, n), {"x-request-id": f"req_scripted_{n}"})
-            else:
-                self._send_json(200, _anthropic_reply(body, text, n), {"request-id": f"req_scripted_{n}"})
+            payload = _REPLY_BUILDERS[protocol](body, reply, n)
+            request_id = {"openai": "x-request-id", "anthropic": "request-id", "google": "x-goog-request-id"}
+            self._send_json(200, payload, {request_id[protocol]: f"req_scripted_{n}"})
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (e.g. its timeout fired); nothing left to answer
         finally:
             srv._leave()
 
     def _send_fault_reply(self, protocol: str, body: dict[str, Any], fault: str, n: int) -> None:
-        text = NO_ACTION_REPLY
-        payload = _openai_reply(body, text, n) if protocol == "openai" else _anthropic_reply(body, text, n)
+        payload = _REPLY_BUILDERS[protocol](body, ScriptedReply(NO_ACTION_REPLY), n)
         # distinct ids, so a fault reply is never mistaken for scripted reply number n
-        payload["id"] = f"{payload['id']}-fault"
+        id_field = "responseId" if protocol == "google" else "id"
+        payload[id_field] = f"{payload[id_field]}-fault"
         if fault == "truncated":
             self._send_truncated(payload)
             return
@@ -549,14 +939,27 @@ class _Handler(BaseHTTPRequestHandler):
             if protocol == "openai":
                 payload["choices"] = []
                 payload["usage"] = {"prompt_tokens": p, "completion_tokens": 0, "total_tokens": p}
-            else:
+            elif protocol == "anthropic":
                 payload["content"] = []
                 payload["usage"] = {"input_tokens": p, "output_tokens": 0}
+            else:  # neither candidates nor the promptFeedback that would explain their absence
+                del payload["candidates"]
+                payload["usageMetadata"] = {"promptTokenCount": p, "totalTokenCount": p}
         self._send_json(200, payload)
 
 
-def _openai_reply(body: dict[str, Any], text: str, n: int) -> dict[str, Any]:
-    p, c = prompt_tokens(body), estimate_tokens(text)
+def _openai_reply(body: dict[str, Any], reply: ScriptedReply, n: int) -> dict[str, Any]:
+    text = "" if reply.blocked is not None else reply.text
+    p, r = prompt_tokens(body), reply.thinking_tokens
+    c = estimate_tokens(text) + r
+    message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
+    if reply.finish == "refusal" and reply.blocked is None:
+        message.update(content=None, refusal=reply.text)
+    if reply.reasoning is not None:
+        message["reasoning_content"] = reply.reasoning
+    usage: dict[str, Any] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+    if reply.has_reasoning:
+        usage["completion_tokens_details"] = {"reasoning_tokens": r}
     return {
         "id": f"chatcmpl-scripted-{n}",
         "object": "chat.completion",
@@ -566,26 +969,86 @@ def _openai_reply(body: dict[str, Any], text: str, n: int) -> dict[str, Any]:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": text, "refusal": None},
+                "message": message,
                 "logprobs": None,
-                "finish_reason": "stop",
+                "finish_reason": reply.wire_finish("openai"),
             }
         ],
-        "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c},
+        "usage": usage,
     }
 
 
-def _anthropic_reply(body: dict[str, Any], text: str, n: int) -> dict[str, Any]:
+def _anthropic_reply(body: dict[str, Any], reply: ScriptedReply, n: int) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if reply.reasoning is not None:
+        content.append(
+            {"type": "thinking", "thinking": reply.reasoning, "signature": f"scripted-signature-{n}"}
+        )
+    text = "" if reply.blocked is not None else reply.text
+    # an empty answer that ended normally keeps its (empty) text block, as this server always sent
+    if text or (
+        reply.finish == "stop" and reply.blocked is None and reply.finish_reason is None and not content
+    ):
+        content.append({"type": "text", "text": text})
     return {
         "id": f"msg_scripted_{n}",
         "type": "message",
         "role": "assistant",
         "model": body["model"],
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
+        "content": content,
+        "stop_reason": reply.wire_finish("anthropic"),
         "stop_sequence": None,
-        "usage": {"input_tokens": prompt_tokens(body), "output_tokens": estimate_tokens(text)},
+        "usage": {
+            "input_tokens": prompt_tokens(body),
+            "output_tokens": estimate_tokens(text) + reply.thinking_tokens,
+        },
     }
+
+
+_BLOCKED_RATINGS = [
+    {"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "probability": "HIGH", "blocked": True},
+    {"category": "HARM_CATEGORY_HARASSMENT", "probability": "NEGLIGIBLE"},
+]
+
+
+def _google_reply(body: dict[str, Any], reply: ScriptedReply, n: int) -> dict[str, Any]:
+    p = prompt_tokens(body)
+    payload: dict[str, Any] = {"modelVersion": body["model"], "responseId": f"scripted-{n}"}
+    if reply.blocked is not None:
+        payload["promptFeedback"] = {"blockReason": reply.blocked, "safetyRatings": _BLOCKED_RATINGS}
+        payload["usageMetadata"] = {"promptTokenCount": p, "totalTokenCount": p}
+        return payload
+    parts: list[dict[str, Any]] = []
+    if reply.reasoning is not None:
+        parts.append({"text": reply.reasoning, "thought": True})
+    if reply.text:
+        parts.append({"text": reply.text})
+    finish = reply.wire_finish("google")
+    candidate: dict[str, Any] = {"index": 0}
+    if parts:
+        candidate["content"] = {"role": "model", "parts": parts}
+    elif finish != "SAFETY":  # cut before any answer; a safety stop sends no content at all
+        candidate["content"] = {"role": "model"}
+    candidate["finishReason"] = finish
+    if finish == "SAFETY":
+        candidate["safetyRatings"] = _BLOCKED_RATINGS
+    c, r = estimate_tokens(reply.text), reply.thinking_tokens
+    # protobuf JSON leaves out zero counts, as the real API's usage does
+    usage: dict[str, Any] = {"promptTokenCount": p}
+    if c:
+        usage["candidatesTokenCount"] = c
+    if r:
+        usage["thoughtsTokenCount"] = r
+    usage["totalTokenCount"] = p + c + r
+    payload.update(candidates=[candidate], usageMetadata=usage)
+    return payload
+
+
+_REPLY_BUILDERS: dict[str, Callable[[dict[str, Any], ScriptedReply, int], dict[str, Any]]] = {
+    "openai": _openai_reply,
+    "anthropic": _anthropic_reply,
+    "google": _google_reply,
+}
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -614,13 +1077,14 @@ class ScriptedServer:
         port: int = 0,
         verbose: bool = False,
     ) -> None:
-        if isinstance(responder, str):
-            self._replies: list[str] | None = None
-            self._fn: Callable[[dict[str, Any]], str] | None = lambda _body, _r=responder: _r
+        if isinstance(responder, str | ScriptedReply | Mapping):
+            single = as_reply(responder)
+            self._replies: list[ScriptedReply] | None = None
+            self._fn: Callable[[dict[str, Any]], Reply] | None = lambda _body: single
         elif callable(responder):
             self._replies, self._fn = None, responder
         else:
-            self._replies, self._fn = [str(r) for r in responder], None
+            self._replies, self._fn = [as_reply(r) for r in responder], None
             if not self._replies:
                 raise ValueError("ScriptedServer needs at least one scripted reply")
         self._cycle = itertools.cycle(self._replies) if cycle and self._replies else None
@@ -713,6 +1177,12 @@ class ScriptedServer:
         return f"http://{self.host}:{self.port}"
 
     @property
+    def google_base_url(self) -> str:
+        """For google.genai.Client(http_options=HttpOptions(base_url=...)) and `google:` models'
+        `--base-url`: the server's root; the SDK appends /{version}/models/{model}:generateContent."""
+        return self.anthropic_base_url
+
+    @property
     def base_url(self) -> str:
         """For openai.AsyncOpenAI(base_url=...) and `--base-url`: ends in /v1."""
         return f"{self.anthropic_base_url}/v1"
@@ -765,10 +1235,10 @@ class ScriptedServer:
             self._failure_index += 1
             return script[self._failure_index - 1], self._failure_index, len(script)
 
-    def _reply_for(self, body: dict[str, Any]) -> str:
+    def _reply_for(self, body: dict[str, Any]) -> ScriptedReply:
         if self._fn is not None:
             # Outside the lock: a slow responder must not serialise concurrent requests.
-            return str(self._fn(body))
+            return as_reply(self._fn(body))
         assert self._replies is not None
         with self._lock:
             if self._cycle is not None:
@@ -817,7 +1287,7 @@ def server_process(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m playbench.testing.scripted_server",
-        description="Serve scripted replies over the OpenAI and Anthropic wire protocols on localhost.",
+        description="Serve scripted replies over the OpenAI, Anthropic and Gemini wire protocols on localhost.",
     )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
@@ -855,6 +1325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"ScriptedServer on {srv.anthropic_base_url}", flush=True)
     print(f"  OpenAI:    --base-url {srv.base_url}   (or OPENAI_BASE_URL={srv.base_url})", flush=True)
     print(f"  Anthropic: ANTHROPIC_BASE_URL={srv.anthropic_base_url}", flush=True)
+    print(f"  Gemini:    GOOGLE_GEMINI_BASE_URL={srv.google_base_url}", flush=True)
     print("Ctrl-C to stop.", flush=True)
     srv.serve_forever()
     return 0
