@@ -33,19 +33,16 @@ def test_the_preset_holds_every_number_of_tables_2_to_5():
     assert cells == 7 * 3 * 4 + 7 * 5 * 4 + 2 * 4 * 7 * 4
 
 
-def test_the_papers_sampling_for_the_model_given(capsys):
-    from playbench.cli import _paper_sampling
-
-    by_model = get_preset("ivispar").run.sampling_by_model
-    assert _paper_sampling(by_model, ["anthropic:claude-3-5-sonnet-20241022"]) == {
-        "temperature": 0.5,
-        "max_tokens": 500,
-    }
-    qwen = _paper_sampling(by_model, ["openai:Qwen/Qwen2-VL-72B-Instruct-GPTQ-Int4@http://gpu:8000/v1"])
-    assert qwen == {"temperature": 1.0, "top_p": 0.95, "max_tokens": 300}
-    assert "top_k" in capsys.readouterr().err  # reported, as our llm agent has no top-k
-    assert _paper_sampling(by_model, ["openai:some-other-model"]) == {}
-    assert _paper_sampling(by_model, ["openai:gpt-4o", "openai:gpt-4o-mini"]) == {}
+def test_reproduce_applies_the_tasks_model_side_as_any_run(tmp_path):
+    """The preset names tasks and tables only; the model side comes from each task's declaration."""
+    replies = tmp_path / "r.txt"
+    replies.write_text("action: move green cube up\n")
+    out = tmp_path / "llm"
+    code = main(["reproduce", "ivispar", "--model", f"mock:{replies}", "--episodes", "1", "--out", str(out)])
+    assert code == 0
+    config = json.loads((out / "config.json").read_text())
+    seat = config["model_side"]["ivispar/sgp"]["seats"]["player"]["settings"]
+    assert seat["max_tokens"] == {"value": 500, "source": "paper"}
 
 
 def test_reproduce_writes_the_papers_rows_beside_the_runs(reproduced):

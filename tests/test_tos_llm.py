@@ -98,7 +98,7 @@ def test_vision_run_sends_legend_and_views(tmp_path):
     for body in bodies:
         parts = body["messages"][-1]["content"]
         urls = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
-        assert all(u.startswith("data:image/png;base64,") for u in urls)
+        assert all(u.startswith("data:image/jpeg;base64,") for u in urls)  # their client sends JPEG
         counts.append(len(urls))
     # example and legend; + view 1; + view 1 (the invalid step adds none); the question quotes its
     # view as text (theirs); with image_questions the view comes as an image

@@ -48,9 +48,10 @@ def test_the_run_blocks_hold_the_papers_settings():
         "modality": "vision",
         "exploration": "passive",
     }
-    sampling = text.sampling_by_model
-    assert sampling["gpt-5.2"] == {"temperature": 1.0, "max_tokens": 32768}
-    assert sampling["glm-4.6v"]["temperature"] == 0.0
+    # the sampling per model and history 0 are the tasks' declaration (model_side.py), not the presets'
+    for name in ("tos", "tos-vision", "tos-passive", "tos-vision-passive"):
+        run = get_preset(name).run
+        assert run.agent_options == {"cot": True} and not getattr(run, "sampling_by_model", None), name
     # the defaults the presets rely on are the paper's
     task = make_task("tos/pairwise-direction")
     assert (task.config.rooms, task.config.objects, task.config.room_size, task.config.max_steps) == (

@@ -28,11 +28,13 @@ from pydantic import field_validator
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
 from playbench.core.judge import JUDGE_ROLE, JudgeQuestion
+from playbench.core.model_side import ModelSide
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, StepResult, TextPart, Validity
 from playbench.render.draw2d import to_png
 from playbench.tasks.comma import prompts, summaries
+from playbench.tasks.comma.model_side import COMMA_MODEL_SIDE
 from playbench.tasks.comma.module import MAX_WAIT, WAIT_LINE, PuzzleModule
 from playbench.tasks.comma.modules import NAMES, module_class
 
@@ -571,6 +573,10 @@ class CommaTask(EpisodeTask):
     @property
     def roles(self) -> tuple[str, ...]:  # type: ignore[override]
         return ("solver", "expert", JUDGE_ROLE) if self.config.judge else ("solver", "expert")
+
+    def model_side(self) -> ModelSide:
+        """The authors' generation settings for the solver and the expert (`model_side.py`)."""
+        return COMMA_MODEL_SIDE
 
     @property
     def module_names(self) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator, mo
 
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
+from playbench.core.model_side import ModelSide
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
@@ -32,6 +33,7 @@ from playbench.tasks.ivispar.inference_scoring import (
     score_board,
     solution_line,
 )
+from playbench.tasks.ivispar.model_side import ivispar_model_side
 from playbench.tasks.ivispar.schema import BoardSize, GeomSpec, SGPConfig, SGPInstance
 
 TASK_NAME = "ivispar/board-inference"
@@ -327,6 +329,10 @@ class BoardInferenceTask(EpisodeTask):
         self._answer: list[Triplet] = []  # the entries read from the reply, in its order
         self._score = score_board(self._truth, [])
         self._feedback = ""
+
+    def model_side(self) -> ModelSide:
+        """The authors' settings for their image calls (`model_side.py`): one board image per episode."""
+        return ivispar_model_side(vision=True)
 
     def state(self) -> dict[str, Any]:
         """The board (hidden: it is the question) and the entries read from the answer."""

@@ -15,10 +15,12 @@ from statistics import fmean
 from typing import Any, ClassVar, Protocol
 
 from playbench.core.episode import EpisodeTask, ParseError
+from playbench.core.model_side import ModelSide
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, Observation, StepResult, Validity
 from playbench.tasks.ivispar import views
 from playbench.tasks.ivispar.actions import ParseFailure
+from playbench.tasks.ivispar.model_side import ivispar_model_side
 
 State = tuple[int, ...]
 
@@ -103,6 +105,11 @@ class SlidingPuzzleTask(EpisodeTask):
         """Shortest number of moves from the current state to the goal."""
         self._require_episode()
         return self._dists[-1]
+
+    def model_side(self) -> ModelSide:
+        """The authors' generation settings for this modality (`model_side.py`); the tile puzzle,
+        which has no original, takes the geom puzzle's."""
+        return ivispar_model_side(vision=getattr(self.config, "modality", "text") != "text")
 
     def state(self) -> dict[str, Any]:
         """The board and its goal: the whole game state (the goal never changes in an episode)."""

@@ -30,12 +30,14 @@ from pydantic import Field, field_validator
 
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
+from playbench.core.model_side import ModelSide
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
 from playbench.tasks.tos import cogmap, evaluate, probing, prompts, questions
 from playbench.tasks.tos.cogmap import Change
 from playbench.tasks.tos.grammar import INVALID_PENALTY, Invalid, Outcome, Turn, execute, parse_turn
+from playbench.tasks.tos.model_side import TOS_MODEL_SIDE
 from playbench.tasks.tos.proxies import scout_turns, strategist_turns
 from playbench.tasks.tos.scenes import Scene, load_scenes
 from playbench.tasks.tos.solver import PositionSolver, observation_triples, query_triple
@@ -169,6 +171,11 @@ class TosTask(EpisodeTask):
     KIND: ClassVar[str] = "explore"
     config: TosConfig
     _instance: TosInstance | None
+
+    def model_side(self) -> ModelSide:
+        """The authors' generation settings per model (`model_side.py`), for every task and phase:
+        exploration, answer, belief probes."""
+        return TOS_MODEL_SIDE
 
     # --- instances -------------------------------------------------------------------------
     @property
