@@ -28,9 +28,9 @@ def test_the_run_block_holds_the_papers_settings(preset):
         "mmescape/paper-level-3-note-key",
         "mmescape/paper-level-3-key-note",
     ]
-    # the original's chat: the agent keeps the conversation (49 earlier exchanges and the current turn)
-    assert run.task_options == {"history": "chat"}
-    assert run.agent_options == {"history": 49, "temperature": 0.0}
+    # the original's chat, temperature and the rest are the tasks' own model side (model_side.py)
+    assert run.task_options == {} and run.agent_options == {}
+    assert "pass --set image_width" not in preset.notes
     assert run.episodes is None and run.trials == 1 and run.agent == "llm"
 
 
@@ -125,7 +125,9 @@ def test_reproduce_runs_the_paper_scenes_and_reports_the_papers_rows(tmp_path):
     # a quick look: two steps per scene and a small view
     assert main([*argv, "--set", "max_steps=2", "--set", "image_size=128"]) == 0
     config = json.loads((out / "config.json").read_text())
-    assert config["run"]["preset"] == "mmescape" and config["run"]["task_options"]["history"] == "chat"
+    assert config["run"]["preset"] == "mmescape"
+    # the tasks' defaults: the paper protocol, its real chat (history=chat)
+    assert all("history" not in options for options in config["task_options_resolved"].values())
     report = (out / "report.md").read_text()
     assert "## Beside the paper" in report and "### Table 9: ER (%)" in report
     gpt = next(line for line in report.splitlines() if line.startswith("| GPT-4o |"))

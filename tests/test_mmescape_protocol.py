@@ -43,7 +43,7 @@ def test_the_defaults_are_the_papers_protocol():
         "original",
     )
     assert (cfg.history, cfg.history_steps, cfg.image_width, cfg.image_height, cfg.fov) == (
-        "turns",
+        "chat",
         50,
         2048,
         1024,
@@ -203,18 +203,19 @@ def test_a_notes_password_is_named_when_it_is_picked_up():
 
 
 def test_the_context_repeats_the_last_turns_or_leaves_them_to_the_agent():
-    task = started(start=(3.0, 7.5, 0.0, 0.0))
+    task = started(start=(3.0, 7.5, 0.0, 0.0), history="turns")
     for turn in (10, 20, 30):
         task.step(json.dumps({"rotate_right": turn, "rationale": f"turn {turn}"}))
     obs = task.observe("player")
     assert len(obs.images) == 4  # three earlier views and this one
     assert '[Your reply in turn 2]\n{"rotate_right": 20, "rationale": "turn 20"}' in obs.text
     assert obs.text.index("[Turn 1]") < obs.text.index("[Turn 3]") < obs.text.index("[The current turn]")
-    short = started(start=(3.0, 7.5, 0.0, 0.0), history_steps=3)  # the current turn and two earlier ones
+    # the current turn and two earlier ones
+    short = started(start=(3.0, 7.5, 0.0, 0.0), history="turns", history_steps=3)
     for turn in (10, 20, 30):
         short.step(json.dumps({"rotate_right": turn, "rationale": "x"}))
     assert len(short.observe("player").images) == 3 and "[Turn 1]" not in short.observe("player").text
-    chat = started(start=(3.0, 7.5, 0.0, 0.0), history="chat")
+    chat = started(start=(3.0, 7.5, 0.0, 0.0))  # the default: the agent keeps the chat
     chat.step('{"rotate_right": 10}')
     parts = chat.observe("player").parts
     assert sum(isinstance(p, ImagePart) for p in parts) == 1 and "[Turn" not in chat.observe("player").text

@@ -69,8 +69,10 @@ class Action:
     data: dict[str, Any] | None = None  # the reply's JSON object as read
 
     def reply_json(self) -> str:
-        """The reply as the original keeps it in the conversation: its JSON object, re-serialised."""
-        return json.dumps(self.data, ensure_ascii=False) if self.data is not None else self.canonical(True)
+        """The reply as the original keeps it in the conversation: its JSON object as read and
+        cleaned, re-serialised by `json.dumps` with its defaults (`src/Game.py` line 550: ASCII
+        escapes, ", " and ": " separators, the keys in the reply's order)."""
+        return json.dumps(self.data) if self.data is not None else self.canonical(True)
 
     @property
     def moves(self) -> bool:
@@ -405,7 +407,11 @@ def parse_original(text: str) -> Action:
     if problems:
         raise RangeError("; ".join(problems))
     if _is_number(data.get("rotate_right")) and data["rotate_right"] > 180:
-        del data["rotate_right"]  # their fix moves it to "rotate_left", which nothing reads
+        # their fix moves it to "rotate_left", which nothing reads (kept in `data`, as their chat
+        # keeps it in the reply it stores)
+        right = data.pop("rotate_right")
+        if data.get("rotate_left") is None:
+            data["rotate_left"] = right - 180
     action = Action()
     action.data = data
     action.order = tuple(k for k in data if k in ORIGINAL_KEYS)

@@ -28,7 +28,9 @@ PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
         "replies": "retry",
         "parser": "original",
         "texts": "original",
-        "history": "turns",
+        # a real chat that the agent keeps, its window per model family (model_side.py); "turns"
+        # packs the same turns into each message for an agent that keeps none
+        "history": "chat",
         "history_steps": 50,
         "image_width": 2048,
         "image_height": 1024,

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
 from playbench.core.judge import JUDGE_ROLE, JudgeQuestion
+from playbench.core.model_side import ModelSide
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
@@ -48,6 +49,7 @@ from playbench.tasks.mmescape.chain import (
 )
 from playbench.tasks.mmescape.engine import TYPE_WORDS, Outcome, Rules
 from playbench.tasks.mmescape.layout import exit_visible, generate
+from playbench.tasks.mmescape.model_side import paper_model_side
 from playbench.tasks.mmescape.paper import (
     PAPER_LEVELS,
     PaperDataError,
@@ -119,6 +121,16 @@ class EscapeTask(EpisodeTask):
     @property
     def roles(self) -> tuple[str, ...]:  # type: ignore[override]
         return ("player", JUDGE_ROLE) if self.config.judge else ("player",)
+
+    def model_side(self) -> ModelSide | None:
+        """`protocol=paper`: what the authors' code sent to the player's model (`model_side.py`:
+        temperature 0, no output cap, JPEG views with detail high, a real chat of the original's
+        window per model family under `history=chat`, Claude's 1960 x 980 view, Phi's settings).
+        `protocol=playbench`: None; playbench's own protocol packs its past into each message
+        (`history=key`), and the agent's defaults apply (history 0, a 1024-token cap)."""
+        if not self.config.paper_protocol:
+            return None
+        return paper_model_side(chat=self.config.history == "chat")
 
     @property
     def cache_instances(self) -> bool:  # type: ignore[override]
@@ -257,6 +269,12 @@ class EscapeTask(EpisodeTask):
         self._pending: tuple[Any, ...] | None = None  # this step's history entry, less its feedback
         self._observed: tuple[Any, ...] | None = None  # (pose, visual, centre id) of the last view
         self._retries = 0  # unusable replies in a row for this turn (replies=retry)
+        # the chat as the original keeps it (for an agent that keeps one): the previous reply in its
+        # cleaned form (`json.dumps` of the parsed reply) when it was usable, and whether this turn
+        # re-asks after an unusable reply (whose exchange the original never stored)
+        self._usable_reply: str | None = None  # this step's cleaned reply, until _after_step
+        self._chat_reply: str | None = None
+        self._reask = False
         self._grabs = 0
         self._grab_successes = 0
         self._invalid = 0
@@ -406,6 +424,8 @@ class EscapeTask(EpisodeTask):
                 feedback=self._feedback,
                 step=self._steps,
                 data={**data, "key_moments": record},
+                reply_in_history=self._chat_reply,
+                reask=self._reask,
             )
         parts: list[Part] = self._history_parts()
         parts.append(TextPart(self._turn_text()))
@@ -423,6 +443,8 @@ class EscapeTask(EpisodeTask):
             feedback=self._feedback,
             step=self._steps,
             data=data,
+            reply_in_history=self._chat_reply,
+            reask=self._reask,
         )
 
     def _history_parts(self, final: bool = False) -> list[Part]:
@@ -549,6 +571,7 @@ class EscapeTask(EpisodeTask):
         self._count(action, outcome, self._steps + 1)  # the template counts this step after _apply
         if state.escaped and self.config.debrief and any(self._level_story(c) for c in self._chains):
             self._phase = "debrief"
+        self._usable_reply = action.reply_json()
         self._pending = (
             before[0],
             before[1],
@@ -556,7 +579,7 @@ class EscapeTask(EpisodeTask):
             outcome.key_step,
             action.rationale,
             self._turn_text(),
-            action.reply_json(),
+            self._usable_reply,
         )
         validity = Validity.EFFECTIVE if outcome.changed else Validity.INEFFECTIVE
         info = {
@@ -643,7 +666,14 @@ class EscapeTask(EpisodeTask):
 
     def _after_step(self, role: str, result: StepResult) -> None:
         if "retry" in result.info:
-            return  # the original asks the same turn again: nothing the player is shown changes
+            # the original asks the same turn again: nothing the player is shown changes, and the
+            # unusable exchange is not kept in its conversation (the reply before it stands as it was)
+            self._reask, self._chat_reply = True, None
+            return
+        # a usable reply stands in the conversation as the original keeps it; an unusable one that
+        # was a step (replies=step) as it was sent
+        self._reask = False
+        self._chat_reply, self._usable_reply = self._usable_reply, None
         # the feedback, cap note included, is shown next turn and kept in the history
         self._feedback = result.feedback
         if self._pending is not None:
