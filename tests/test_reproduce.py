@@ -107,3 +107,17 @@ def test_bad_presets_and_unknown_suites_are_clear_errors(capsys):
     assert main(["reproduce", "nosuch", "--agent", "random"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "ivispar" in err[0]
+
+
+def test_a_preset_holds_no_model_side():
+    text = json.dumps(
+        {
+            "suite": "x",
+            "paper": "p",
+            "source": "s",
+            "run": {"tasks": ["toy/walk"], "agent_options": {"temperature": 0}},
+            "tables": [],
+        }
+    )
+    with pytest.raises(ConfigError, match="model side"):
+        parse_preset(text, "test")

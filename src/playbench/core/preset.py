@@ -9,8 +9,9 @@ registered by name in the suite's `registration.py`:
 The file (validated by `PaperPreset`) holds:
 - `paper`, `source`: the citation and where the numbers come from (tables, appendix);
 - `run`: the paper's settings: `tasks`, `task_options` (`key` or `task/id:key` as `--set`),
-  `agent_options` (llm options: `max_tokens`, `temperature`, `history`, `cot`), `episodes`, `trials`,
-  and `sampling_by_model` (the authors' sampling settings per model name);
+  `agent_options` (agent options such as `cot`), `episodes`, `trials`; the model side (sampling,
+  output cap, history, images, per-model rules) is each task's own declaration (`Task.model_side`),
+  applied by every run, so a preset holds none;
 - `tables`: each published table as `id` ("Table 2"), `title`, `conditions` (the table's columns,
   each naming the task whose results fill it, or `null` for the average of the other columns, as a
   paper's "Avg"), `measures` (the table's metrics: their name as printed, where the value is in
@@ -84,9 +85,18 @@ class PresetRun(_Strict):
     episodes: int | None = None
     trials: int = 1
     agent: str = "llm"
-    # the authors' sampling per model (model name -> {temperature, top_p, top_k, max_tokens}); a value
-    # may be per task modality ({"text": 0.5}); `playbench reproduce` applies what one run can hold
-    sampling_by_model: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _no_model_side(self) -> PresetRun:
+        from playbench.core.model_side import MODEL_SETTINGS
+
+        misplaced = sorted(set(self.agent_options) & set(MODEL_SETTINGS))
+        if misplaced:
+            raise ValueError(
+                f"agent_options {misplaced} belong to the model side, which each task declares "
+                "(Task.model_side) and every run applies"
+            )
+        return self
 
 
 class PaperPreset(_Strict):
