@@ -33,6 +33,7 @@ LLM_OPTIONS = {
     "cot",
     "temperature",
     "top_p",
+    "seed",
     "max_tokens",
     "captioner",
     "image_format",
@@ -136,6 +137,7 @@ def read_model_options(
     params = GenerationParams(
         temperature=_number(options, "temperature", 0.0, 2.0),
         top_p=_number(options, "top_p", 0.0, 1.0, low_open=True),
+        seed=_integer(options, "seed", 0),
         max_tokens=max_tokens,
         reasoning_effort=_choice(options, "reasoning_effort", REASONING_EFFORTS),
         reasoning_tokens=_integer(options, "reasoning_tokens", 0),

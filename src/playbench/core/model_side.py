@@ -8,7 +8,7 @@ a value the user gives wins, and each effective setting is recorded with where i
 
 Settings are agent options (the `llm` agent's and the suite agents' names):
 
-- `temperature`, `top_p`: sampling; absent means the provider's default.
+- `temperature`, `top_p`, `seed`: sampling; absent means the provider's default.
 - `max_tokens`: the cap on the visible answer; `None` declares that the original sent no cap.
 - `history`: earlier (observation, reply) exchanges kept as a real chat (0: each turn alone; "all":
   every one; a task that packs its past into one message, as iVISPAR's past states, declares 0). A
@@ -37,6 +37,7 @@ from typing import Any
 MODEL_SETTINGS = (
     "temperature",
     "top_p",
+    "seed",
     "max_tokens",
     "history",
     "image_format",

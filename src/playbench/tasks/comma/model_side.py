@@ -39,7 +39,7 @@ COMMA_MODEL_SIDE = ModelSide(
     },
     families=(
         FamilyRule(O_SERIES, {"max_tokens": 100_000, "reasoning_tokens": 0, "top_p": 1.0}, roles=SEATS),
-        FamilyRule(r"gemini", {"top_p": 1.0}, roles=SEATS),
+        FamilyRule(r"gemini", {"top_p": 1.0, "seed": 42}, roles=SEATS),
     ),
     source=SOURCE,
 )

@@ -39,7 +39,8 @@ GEMINI = r"gemini"  # GeminiAgent (gemini-2.0-flash-exp)
 # the OpenSourceAgent subclasses: Qwen2VLAgent, InternVLAgent, LLaVaOneVisionAgent, LlamaAgent, DeepseekAgent
 OPEN = r"qwen[\w.-]*-vl|internvl|llava|llama[\w.-]*vision|deepseek-vl"
 
-OPEN_SAMPLING = {"temperature": 1.0, "top_p": 0.95}
+# top_k has no setting of its own: it travels in the body, as vLLM (their server) takes it
+OPEN_SAMPLING = {"temperature": 1.0, "top_p": 0.95, "extra_body": {"top_k": 50}}
 
 
 def ivispar_model_side(vision: bool) -> ModelSide:
