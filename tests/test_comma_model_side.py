@@ -87,11 +87,11 @@ def test_o_series_sends_the_whole_budget_and_no_sampling(tmp_path):
         assert settings["top_p"]["source"] == "provider rule"
 
 
-def test_gemini_takes_top_p_one(tmp_path):
+def test_gemini_takes_top_p_one_and_seed_42(tmp_path):
     with ScriptedServer(REPLY, cycle=True) as srv:
         assert _run(tmp_path / "d", "openai:gemini-2.0-flash", srv.base_url) == 0
         bodies = list(srv.requests)
-    assert all((b["temperature"], b["top_p"], b["max_tokens"]) == (0, 1.0, 1024) for b in bodies)
+    assert all((b["temperature"], b["top_p"], b["max_tokens"], b["seed"]) == (0, 1.0, 1024, 42) for b in bodies)
 
 
 def test_the_judge_seat_is_not_declared():

@@ -114,7 +114,7 @@ def test_open_models_sample_at_one_and_top_p(tmp_path):
         )  # fmt: skip
         (body,) = srv.requests
     assert code == 0
-    assert (body["temperature"], body["top_p"], body["max_tokens"]) == (1.0, 0.95, 500)
+    assert (body["temperature"], body["top_p"], body["max_tokens"], body["top_k"]) == (1.0, 0.95, 500, 50)
 
 
 @pytest.mark.parametrize(
