@@ -346,3 +346,31 @@ def test_the_report_and_the_web_run_page_show_the_model_side(tmp_path):
     )
     html = config_block(run)
     assert "model side: toy/declared (player, openai:gpt-4o)" in html and "top_p=0.9 (user)" in html
+
+
+def test_model_flags_go_to_the_model_seat_when_the_other_is_not_a_model(tmp_path):
+    with ScriptedServer("I explain the manual.", cycle=True) as srv:
+        code = main(
+            [
+                "run",
+                "comma/wire",
+                "--agent",
+                "random",
+                "--expert-agent",
+                "llm",
+                "--expert-model",
+                "openai:m",
+                "--base-url",
+                srv.base_url,
+                "--max-tokens",
+                "64",
+                "--episodes",
+                "1",
+                "--set",
+                "max_steps=2",
+                "--out",
+                str(tmp_path / "expert"),
+            ]
+        )
+        bodies = list(srv.requests)
+    assert code == 0 and bodies and all(b["max_tokens"] == 64 for b in bodies)

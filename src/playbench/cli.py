@@ -452,7 +452,11 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
         cache_path=cache,
     )
     configs = []
-    main_options = {**parse_assignments(args.agent_opts), **_agent_options(args)}
+    main_options = parse_assignments(args.agent_opts)
+    # the model flags (--max-tokens, --temperature, ...) are the model-driven seats': with a random or
+    # oracle --agent and a model as expert they go to the expert alone
+    if models != [None] or not args.expert_model:
+        main_options.update(_agent_options(args))
     if args.captioner_model:
         main_options["captioner"] = args.captioner_model
     from playbench.models import make_model
