@@ -30,3 +30,17 @@ if "test-echo" not in agent_registry._AGENTS:
 @pytest.fixture
 def out_dir(tmp_path):
     return tmp_path / "run"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Real-model tests run only when asked for by name (`pytest -m realmodel`, or any -m expression
+    that names the marker without negating it); otherwise they are skipped, saying how to run them."""
+    expression = config.getoption("markexpr", "") or ""
+    if "realmodel" in expression and "not realmodel" not in expression:
+        return
+    skip = pytest.mark.skip(
+        reason="needs a real local model: bash scripts/setup.sh --real-model && pytest -m realmodel"
+    )
+    for item in items:
+        if "realmodel" in item.keywords:
+            item.add_marker(skip)
