@@ -76,8 +76,19 @@ def test_list_shows_tasks_agents_providers(capsys):
         "replay:FILE",
         "openai:MODEL",
         "anthropic:MODEL",
+        "google:MODEL",
+        "openrouter:MODEL",
     ):
         assert needle in out
+    # each remote provider names the variable its key comes from
+    for provider, key in (
+        ("openai", "OPENAI_API_KEY"),
+        ("anthropic", "ANTHROPIC_API_KEY"),
+        ("google", "GEMINI_API_KEY"),
+        ("openrouter", "OPENROUTER_API_KEY"),
+    ):
+        line = next(x for x in out.splitlines() if x.strip().startswith(f"{provider}:MODEL"))
+        assert f"${key}" in line
 
 
 def test_run_then_report_writes_tables(capsys, tmp_path):
