@@ -77,7 +77,7 @@ def test_list_shows_tasks_agents_providers(capsys):
         "openai:MODEL",
         "anthropic:MODEL",
         "google:MODEL",
-        "openrouter:MODEL",
+        "openrouter:VENDOR/MODEL",
     ):
         assert needle in out
     # each remote provider names the variable its key comes from
@@ -87,7 +87,7 @@ def test_list_shows_tasks_agents_providers(capsys):
         ("google", "GEMINI_API_KEY"),
         ("openrouter", "OPENROUTER_API_KEY"),
     ):
-        line = next(x for x in out.splitlines() if x.strip().startswith(f"{provider}:MODEL"))
+        line = next(x for x in out.splitlines() if x.strip().startswith(f"{provider}:"))
         assert f"${key}" in line
 
 
