@@ -374,3 +374,28 @@ def test_model_flags_go_to_the_model_seat_when_the_other_is_not_a_model(tmp_path
         )
         bodies = list(srv.requests)
     assert code == 0 and bodies and all(b["max_tokens"] == 64 for b in bodies)
+
+
+def test_openrouter_is_a_named_openai_compatible_provider(tmp_path, monkeypatch):
+    from playbench.core.errors import ConfigError
+    from playbench.models import make_model
+
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    monkeypatch.delenv("OPENROUTER_BASE_URL", raising=False)
+    with pytest.raises(ConfigError, match="OPENROUTER_API_KEY"):
+        make_model("openrouter:anthropic/claude-sonnet-4.5")
+    monkeypatch.setenv("OPENROUTER_API_KEY", "or-test-key")
+    assert "openrouter.ai/api/v1" in make_model("openrouter:openai/gpt-4o").endpoint
+    with ScriptedServer("right", cycle=True, require_key="or-test-key") as srv:
+        code = _run(
+            tmp_path / "or",
+            "--model",
+            "openrouter:anthropic/claude-sonnet-4.5",
+            "--base-url",
+            srv.base_url,
+            "--reasoning-tokens",
+            "2048",
+        )
+        body = srv.requests[0]
+    assert code == 0 and body["model"] == "anthropic/claude-sonnet-4.5"
+    assert body["reasoning"] == {"max_tokens": 2048} and body["max_completion_tokens"] == 77 + 2048

@@ -263,7 +263,9 @@ class RemoteChatModel(ChatModel):
         """The base URL requests go to, safe to print."""
         if self._client is not None:
             return redact_url(str(self._client.base_url))
-        return redact_url(self.base_url) if self.base_url else "the provider's default endpoint"
+        if self.base_url:
+            return redact_url(self.base_url)
+        return self.default_base_url or "the provider's default endpoint"
 
     def _redact(self, text: str) -> str:
         if self._key_from_env and self._api_key:
