@@ -91,7 +91,9 @@ def test_gemini_takes_top_p_one_and_seed_42(tmp_path):
     with ScriptedServer(REPLY, cycle=True) as srv:
         assert _run(tmp_path / "d", "openai:gemini-2.0-flash", srv.base_url) == 0
         bodies = list(srv.requests)
-    assert all((b["temperature"], b["top_p"], b["max_tokens"], b["seed"]) == (0, 1.0, 1024, 42) for b in bodies)
+    assert all(
+        (b["temperature"], b["top_p"], b["max_tokens"], b["seed"]) == (0, 1.0, 1024, 42) for b in bodies
+    )
 
 
 def test_the_judge_seat_is_not_declared():

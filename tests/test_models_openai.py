@@ -77,10 +77,14 @@ async def test_reasoning_models_get_max_completion_tokens_with_room_to_reason():
     )
     assert body["max_completion_tokens"] == 50 + DEFAULT_REASONING_ALLOWANCE and "max_tokens" not in body
     _, body, _ = await send(
-        [Message.text("user", "x")], GenerationParams(max_tokens=50, reasoning_tokens=300), spec="openai:gpt-5"
+        [Message.text("user", "x")],
+        GenerationParams(max_tokens=50, reasoning_tokens=300),
+        spec="openai:gpt-5",
     )
     assert body["max_completion_tokens"] == 350
-    _, body, _ = await send([Message.text("user", "x")], GenerationParams(max_tokens=None), spec="openai:gpt-5")
+    _, body, _ = await send(
+        [Message.text("user", "x")], GenerationParams(max_tokens=None), spec="openai:gpt-5"
+    )
     assert "max_completion_tokens" not in body and "max_tokens" not in body
 
 
@@ -95,7 +99,9 @@ async def test_reasoning_effort_and_extra_body_reach_the_request_body():
     assert body["max_completion_tokens"] == 100 and "reasoning_effort" not in body
     # effort none on a reasoning model: no allowance is added
     _, body, _ = await send(
-        [Message.text("user", "x")], GenerationParams(max_tokens=40, reasoning_effort="none"), spec="openai:gpt-5.1"
+        [Message.text("user", "x")],
+        GenerationParams(max_tokens=40, reasoning_effort="none"),
+        spec="openai:gpt-5.1",
     )
     assert body["max_completion_tokens"] == 40 and body["reasoning_effort"] == "none"
 

@@ -123,7 +123,9 @@ class DeclaredWalkTask(WalkTask):
             settings={"temperature": 0.0, "max_tokens": 77, "image_format": "jpeg", "image_detail": "high"},
             families=(
                 FamilyRule("^claude", {"image_detail": "auto"}, {"image_width": 49}),
-                FamilyRule("^claude", {"image_detail": "low", "top_p": 0.5}),  # a later rule adds, never overrides
+                FamilyRule(
+                    "^claude", {"image_detail": "low", "top_p": 0.5}
+                ),  # a later rule adds, never overrides
             ),
             source="toy: the test's own declaration",
         )

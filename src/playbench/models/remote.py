@@ -38,7 +38,8 @@ DEFAULT_RETRY_MAX_DELAY = 60.0
 # a request repeats it, so it fails at once, and every later request with images fails without
 # being sent.
 IMAGE_REJECTION = re.compile(
-    r"can only concatenate str|image|vision|multimodal|multi-modal|not a multimodal|content.*list", re.IGNORECASE
+    r"can only concatenate str|image|vision|multimodal|multi-modal|not a multimodal|content.*list",
+    re.IGNORECASE,
 )
 IMAGE_REJECTION_STATUS = frozenset({400, 415, 422, 500})
 
