@@ -18,6 +18,25 @@ def _run(out, *args):
     return main(["run", "toy/declared", "--agent", "llm", "--episodes", "1", "--out", str(out), *args])
 
 
+def _walk(out, *args):
+    """An llm run of the plain walk (no declared model side)."""
+    return main(
+        [
+            "run",
+            "toy/walk",
+            "--agent",
+            "llm",
+            "--model",
+            "openai:m",
+            "--episodes",
+            "1",
+            "--out",
+            str(out),
+            *args,
+        ]
+    )
+
+
 def _config(out):
     return json.loads((out / "config.json").read_text())
 
@@ -224,22 +243,7 @@ def test_cut_replies_with_text_go_to_the_task_and_are_counted(tmp_path, capsys):
 def test_refusals_are_their_own_error_kind(tmp_path, reply):
     with ScriptedServer(reply, cycle=True) as srv:
         out = tmp_path / "refused"
-        code = main(
-            [
-                "run",
-                "toy/walk",
-                "--agent",
-                "llm",
-                "--model",
-                "openai:m",
-                "--base-url",
-                srv.base_url,
-                "--episodes",
-                "1",
-                "--out",
-                str(out),
-            ]
-        )
+        code = _walk(out, "--base-url", srv.base_url)
     (record,) = RunReader(out).records()
     assert code == 1 and record["error_kind"] == "refusal" and "refused" in record["error"]
 
@@ -258,21 +262,7 @@ def test_refusals_are_their_own_error_kind(tmp_path, reply):
 )
 def test_every_model_option_is_checked_before_anything_runs(tmp_path, capsys, flags, word):
     out = tmp_path / "bad"
-    code = main(
-        [
-            "run",
-            "toy/walk",
-            "--agent",
-            "llm",
-            "--model",
-            "openai:m",
-            "--base-url",
-            "http://127.0.0.1:9/v1",
-            "--out",
-            str(out),
-            *flags,
-        ]
-    )
+    code = _walk(out, "--base-url", "http://127.0.0.1:9/v1", *flags)
     err = capsys.readouterr().err
     assert code == 2 and word in err and len(err.strip().splitlines()) == 1
     assert not out.exists()

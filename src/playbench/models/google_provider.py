@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import re
 import typing
@@ -313,23 +312,12 @@ class GoogleModel(RemoteChatModel):
             return self._classify_status(exc)
         names = {c.__name__ for c in type(exc).__mro__}  # httpx or httpx2: the same class names
         if "TimeoutException" in names:
-            return _Failure(f"request to {self.endpoint} timed out after {self.timeout:g}s", retryable=True)
+            return self._timed_out()
         if "TransportError" in names:
-            detail = f"{type(exc).__name__}: {exc}"
-            if _is_connect_failure(exc):
-                return _Failure(f"cannot connect to {self.endpoint} ({detail})", retryable=True)
-            # Connected, then lost: a server that crashed or closed mid-request, not a wrong address.
-            return _Failure(
-                f"connection to {self.endpoint} closed without a complete response ({detail})", retryable=True
-            )
-        if isinstance(exc, MalformedReply):
-            return _Failure(f"unusable response from {self.endpoint}: {exc}", retryable=True)
-        if isinstance(exc, json.JSONDecodeError):
-            # The SDK parses a 2xx body with a bare json.loads, so a body cut short arrives here raw.
-            return _Failure(
-                f"malformed response from {self.endpoint}: the body is not valid JSON (truncated?): {exc}",
-                retryable=True,
-            )
+            return self._connection_failure(f"{type(exc).__name__}: {exc}", _is_connect_failure(exc))
+        common = self._malformed(exc)
+        if common is not None:
+            return common
         if isinstance(exc, pydantic.ValidationError):
             return _Failure(f"malformed response from {self.endpoint}: {exc}", retryable=False)
         return _Failure(f"{type(exc).__name__}: {exc}", retryable=False)

@@ -293,16 +293,36 @@ class RemoteChatModel(ChatModel):
                 retry_after=_retry_after(exc.response.headers),
             )
         if isinstance(exc, sdk.APITimeoutError):
-            return _Failure(f"request to {self.endpoint} timed out after {self.timeout:g}s", retryable=True)
+            return self._timed_out()
         if isinstance(exc, sdk.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             detail = f"{type(cause).__name__}: {cause}" if cause is not None else exc.message
-            if cause is None or _is_connect_failure(cause):
-                return _Failure(f"cannot connect to {self.endpoint} ({detail})", retryable=True)
-            # Connected, then lost: a server that crashed or closed mid-request, not a wrong address.
+            return self._connection_failure(detail, cause is None or _is_connect_failure(cause))
+        common = self._malformed(exc)
+        if common is not None:
+            return common
+        if isinstance(exc, sdk.APIResponseValidationError):
             return _Failure(
-                f"connection to {self.endpoint} closed without a complete response ({detail})", retryable=True
+                f"malformed response from {self.endpoint} (HTTP {exc.status_code}): {exc.message}",
+                retryable=False,
+                status_code=exc.status_code,
             )
+        return _Failure(f"{type(exc).__name__}: {exc}", retryable=False)
+
+    # --- failures every provider words the same way ---------------------------------------
+    def _timed_out(self) -> _Failure:
+        return _Failure(f"request to {self.endpoint} timed out after {self.timeout:g}s", retryable=True)
+
+    def _connection_failure(self, detail: str, never_connected: bool) -> _Failure:
+        if never_connected:
+            return _Failure(f"cannot connect to {self.endpoint} ({detail})", retryable=True)
+        # Connected, then lost: a server that crashed or closed mid-request, not a wrong address.
+        return _Failure(
+            f"connection to {self.endpoint} closed without a complete response ({detail})", retryable=True
+        )
+
+    def _malformed(self, exc: Exception) -> _Failure | None:
+        """A 2xx reply the backend cannot use, or None for another kind of failure."""
         if isinstance(exc, MalformedReply):
             return _Failure(f"unusable response from {self.endpoint}: {exc}", retryable=True)
         if isinstance(exc, json.JSONDecodeError):
@@ -311,13 +331,7 @@ class RemoteChatModel(ChatModel):
                 f"malformed response from {self.endpoint}: the body is not valid JSON (truncated?): {exc}",
                 retryable=True,
             )
-        if isinstance(exc, sdk.APIResponseValidationError):
-            return _Failure(
-                f"malformed response from {self.endpoint} (HTTP {exc.status_code}): {exc.message}",
-                retryable=False,
-                status_code=exc.status_code,
-            )
-        return _Failure(f"{type(exc).__name__}: {exc}", retryable=False)
+        return None
 
     def _backoff(self, retry: int, retry_after: float | None) -> float:
         """Delay before retry number `retry` (1-based): base * 2^(retry-1), capped, with jitter.
