@@ -1,8 +1,9 @@
 """The VisEscape agents as the authors' code runs them, over the real openai SDK and a local scripted
-server, playing our room-01 and the demo room of `visescape/original`."""
+server, playing our room-01 and the demo room in the authors' format (`visescape/original-demo`)."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import io
 import json
@@ -16,7 +17,7 @@ from playbench.agents import AgentSpec, build_agent, parse_agent
 from playbench.core.errors import ConfigError
 from playbench.core.registry import make_task
 from playbench.core.task import EpisodeContext
-from playbench.core.types import ImagePart, Observation
+from playbench.core.types import ImagePart, Observation, TextPart
 from playbench.models import make_model
 from playbench.tasks.visescape import agent_prompts as prompts
 from playbench.tasks.visescape.agents import BaseAgent, MemoryAgent, read_action, read_view
@@ -39,9 +40,16 @@ def kind_of(body: dict) -> str:
 class Oracle:
     """Replies to action calls with the next action of a plan (detours first), to the others simply."""
 
-    def __init__(self, plan: list[str], detour: dict[int, str] | None = None, think: bool = True) -> None:
+    def __init__(
+        self,
+        plan: list[str],
+        detour: dict[int, str] | None = None,
+        think: bool = True,
+        garbled: dict[int, str] | None = None,
+    ) -> None:
         self.plan = list(plan)
         self.detour = dict(detour or {})
+        self.garbled = dict(garbled or {})  # call number -> a reply sent as it is
         self.calls = 0
         self.think = think
         self.lock = threading.Lock()
@@ -58,6 +66,8 @@ class Oracle:
             self.calls += 1
             if self.calls in self.detour:
                 return f"[ACTION] {self.detour[self.calls]}"
+            if self.calls in self.garbled:
+                return self.garbled[self.calls]
             action = self.plan.pop(0)
         return f"[THINK] the plan says so\n[ACTION] {action}" if self.think else f"[ACTION] {action}"
 
@@ -166,6 +176,82 @@ def test_base_agent_retries_an_unavailable_action_then_takes_the_first_listed():
     assert sent[1].raw.count("--- ") == 4
 
 
+UNREADABLE = "Let me look at the picture first.\nThere is a desk."  # no [ACTION], no action up front
+
+
+def listed_actions(body: dict) -> list[str]:
+    """The actions a base-agent prompt lists, in the order shown (shuffled)."""
+    text = last_user_text(body)
+    return ast.literal_eval(re.search(r"one of these actions:\n(\[.*?\])\n", text).group(1))
+
+
+def test_an_unreadable_reply_ends_the_turn_with_the_first_listed_action():
+    """The authors' agents: after one call, the first action of their shuffled list (their error path)."""
+    with ScriptedServer(Oracle(oracle_path(), think=False, garbled={2: UNREADABLE})) as srv:
+        task, sent = play(BaseAgent, srv, task_options={"max_steps": 2})
+        bodies = list(srv.requests)
+    assert len(bodies) == 2 and task.steps == 2  # no call after the unreadable reply
+    assert sent[1].text == listed_actions(bodies[1])[0] and sent[1].raw == UNREADABLE
+    # ours: ask again, three more calls, then the first listed action
+    garbled = {k: UNREADABLE for k in (2, 3, 4, 5)}
+    with ScriptedServer(Oracle(oracle_path(), think=False, garbled=garbled)) as srv:
+        _, sent = play(BaseAgent, srv, options={"unreadable": "ask_again"}, task_options={"max_steps": 2})
+        bodies = list(srv.requests)
+    assert len(bodies) == 5 and sent[1].raw.count("--- action again ---") == 3
+    assert sent[1].text == listed_actions(bodies[1])[0]
+
+
+def test_at_a_lock_an_unreadable_reply_is_asked_again():
+    path = oracle_path()
+    k = next(i for i, action in enumerate(path) if action.startswith("<ANSWER>"))
+    with ScriptedServer(Oracle(path, think=False, garbled={k + 1: UNREADABLE})) as srv:
+        task, sent = play(BaseAgent, srv)
+        bodies = list(srv.requests)
+    assert task.outcome().success and len(bodies) == len(path) + 1
+    assert sent[k].text == path[k] and "--- action again ---" in sent[k].raw
+
+
+def no_image_view(step: int) -> Observation:
+    """A wall with no image in the authors' mapping (room 20's kiosk wall), as visescape/original shows it."""
+    data = {
+        "step": step,
+        "direction": "EAST",
+        "view": {"kind": "wall", "name": "EAST", "location": "At EAST side of room, "},
+        "scene": "",
+        "objects": ["Kiosk"],
+        "inventory": [],
+        "available_actions": ["turn_to_north", "turn_to_south", "turn_to_west", "inspect Kiosk"],
+        "takes_answer": False,
+    }
+    return Observation("player", [TextPart("(the original has no image for this view)")], data=data)
+
+
+@pytest.mark.parametrize("agent_cls", [BaseAgent, MemoryAgent])
+def test_a_view_without_an_image_is_the_authors_failed_vision_call(agent_cls):
+    """Their vision call finds no file and fails; its empty reply ends the turn with the first listed
+    action (the base agent's first turn: a random one). Ours (`no_image=say_so`) asks with "(no image)"."""
+
+    async def go(options):
+        with ScriptedServer(Oracle(["turn_to_west", "turn_to_north"])) as srv:
+            model = make_model("openai:scripted", base_url=srv.base_url, max_retries=0)
+            agent = agent_cls(AgentSpec(agent_cls.name, "openai:scripted", options), lambda _: model)
+            await agent.reset(EpisodeContext("visescape/original", "room20", "player", 0, 7))
+            try:
+                actions = [await agent.act(no_image_view(k)) for k in range(2)]
+            finally:
+                await model.aclose()
+            return actions, list(srv.requests)
+
+    actions, bodies = asyncio.run(go({}))
+    available = no_image_view(0).data["available_actions"]
+    assert bodies == [] and all(a.text in available for a in actions)
+    assert "--- action: no image, the vision call fails ---" in actions[1].raw
+    actions, bodies = asyncio.run(go({"no_image": "say_so"}))
+    actions_called = [b for b in bodies if kind_of(b) == "action"]
+    assert [a.text for a in actions] == ["turn_to_west", "turn_to_north"] and len(actions_called) == 2
+    assert all("(no image)" in last_user_text(b) and not request_images(b) for b in actions_called)
+
+
 def test_memory_agent_memory_feedback_and_react_on_room_01():
     path = oracle_path()
     with ScriptedServer(Oracle(path)) as srv:
@@ -247,6 +333,8 @@ def test_options_are_checked():
         ({"history": "10"}, "recent_actions=N"),
         ({"max_tokens": "0"}, "max_tokens must be an integer >= 1 or none"),
         ({"colour": "red"}, "does not take option"),
+        ({"unreadable": "retry"}, "unreadable must be one of first_action, ask_again"),
+        ({"no_image": "skip"}, "no_image must be one of failed_call, say_so"),
     ]:
         with pytest.raises(ConfigError, match=match):
             MemoryAgent.check_options(AgentSpec("visescape-memory", "openai:x", options))
@@ -260,18 +348,18 @@ def test_registered_agents_build_from_specs():
     assert isinstance(agent, MemoryAgent) and not agent.memory_on
 
 
-def test_both_agents_escape_an_original_room(tmp_path):
-    """On `visescape/original` (our demo room in the authors' format) through the CLI."""
+def test_both_agents_escape_the_demo_room_in_the_authors_format(tmp_path):
+    """On `visescape/original-demo` (our demo room in the authors' format) through the CLI."""
     from playbench.cli import main
 
-    path = oracle_path("visescape/original")
+    path = oracle_path("visescape/original-demo")
     for agent in ("visescape-base", "visescape-memory"):
         out = tmp_path / agent
         with ScriptedServer(Oracle(path)) as srv:
             code = main(
                 [
                     "run",
-                    "visescape/original",
+                    "visescape/original-demo",
                     "--agent",
                     agent,
                     "--model",

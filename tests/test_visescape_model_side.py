@@ -161,9 +161,17 @@ def test_the_paper_agents_keep_no_chat_and_their_window_is_recent_actions(tmp_pa
     assert any(windows) and all(len(w.group(1).splitlines()) == 1 for w in windows if w)
 
 
-def test_every_room_task_declares_the_authors_calls_and_quiz_vqa_only_its_history():
-    for task_id in ("visescape/rooms", "visescape/room-01", "visescape/original", "visescape/original-hint"):
+def test_every_room_task_declares_the_authors_calls_and_quiz_vqa_only_its_history(tmp_path):
+    from playbench.tasks.visescape.original.demo import write_demo_clone
+
+    for task_id in ("visescape/rooms", "visescape/room-01", "visescape/original-demo"):
         assert make_task(task_id).model_side() is pc.MODEL_SIDE
+    clone = str(write_demo_clone(tmp_path / "clone"))
+    for task_id in ("visescape/original", "visescape/original-hint"):
+        assert make_task(task_id, source=clone).model_side() is pc.MODEL_SIDE
+        assert make_task(task_id).model_side() is pc.MODEL_SIDE
+        with pytest.raises(ConfigError, match="give --set source=PATH"):  # no playing them without one
+            make_task(task_id).preflight()
     settings_, _ = pc.MODEL_SIDE.for_seat("player", "gpt-4o-2024-08-06")
     assert settings_ == {"max_tokens": None, "history": 0, "image_format": "jpeg", "image_detail": "low"}
     assert "image_detail" not in pc.MODEL_SIDE.for_seat("player", "claude-3-5-sonnet-20241022")[0]

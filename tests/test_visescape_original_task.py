@@ -1,5 +1,6 @@
 """`visescape/original`: the authors' rooms as a task, with the paper's protocol (the original runner's
-observation, reply reading, retries, hints, early stop and metrics). Played on our demo clone."""
+observation, reply reading, retries, hints, early stop and metrics). Played on our demo clone, or the demo
+room's own id `visescape/original-demo`."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from playbench.cli import main
 from playbench.core.errors import ConfigError
 from playbench.core.registry import make_task
 from playbench.core.types import ImagePart, Validity
+from playbench.tasks.visescape import protocol as pc
 from playbench.tasks.visescape.original.demo import ROOM, WALKTHROUGH, write_demo_clone
 
 
@@ -23,9 +25,14 @@ def clone(tmp_path_factory):
 
 
 def start(**options):
-    task = make_task("visescape/original", **options)
+    """The demo room: from a clone written in the authors' layout (`source=`), else by its own id."""
+    task = make_task("visescape/original" if "source" in options else "visescape/original-demo", **options)
     task.reset(task.instances(None, 0)[0])
     return task
+
+
+FIRST_ACTIONS = ["turn_to_east", "turn_to_south", "turn_to_west", "inspect Chest", "inspect Door"]
+UNREADABLE = "Let me think about this room.\nThe door looks locked."
 
 
 def oracle_path():
@@ -124,16 +131,68 @@ def test_unavailable_replies_are_retried_then_a_random_action_is_taken():
         assert task.state_digest() == before and task.steps == 0
     assert "not available now" in task.observe("player").text  # the retry message reaches the model
     r = task.step("nonsense")
-    assert task.steps == 1 and r.info["fallback"] in [
-        "turn_to_east",
-        "turn_to_south",
-        "turn_to_west",
-        "inspect Chest",
-        "inspect Door",
-    ]
+    assert task.steps == 1 and r.info["fallback"] in FIRST_ACTIONS and r.info["fallback_after"] == "retries"
     spend = start(fallback="spend_step", retry_limit=0)
     r = spend.step("")
     assert r.validity == Validity.UNPARSEABLE and spend.steps == 1 and spend.state_digest() == before
+
+
+def test_an_unreadable_reply_plays_the_fallback_at_once_except_at_a_lock_that_takes_an_answer():
+    task = start()
+    r = task.step(UNREADABLE)
+    assert (
+        task.steps == 1 and r.info["fallback"] in FIRST_ACTIONS and r.info["fallback_after"] == "unreadable"
+    )
+    at_lock = start()
+    for action in oracle_path()[:16]:
+        at_lock.step(action)
+    assert at_lock.observe("player").data["takes_answer"]
+    r = at_lock.step(UNREADABLE)  # the authors' agents ask again here (their isquiz())
+    assert r.validity == Validity.UNPARSEABLE and at_lock.steps == 16 and "fallback" not in r.info
+    asked = start(unreadable="ask_again")
+    assert asked.step(UNREADABLE).validity == Validity.UNPARSEABLE and asked.steps == 0
+
+
+NO_SOURCE_RUNS = [
+    ["run", "visescape/original", "--agent", "random"],
+    ["run", "visescape/original-hint", "--agent", "oracle"],
+    ["reproduce", "visescape", "--agent", "random"],
+    ["play", "visescape/original"],
+]
+
+
+@pytest.mark.parametrize("argv", NO_SOURCE_RUNS, ids=lambda a: " ".join(a[:2]))
+def test_the_authors_ids_refuse_to_play_without_a_source(argv, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("turn_to_east\n"))
+    out = tmp_path / "out"
+    assert main([*argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith("playbench: error: the authors' VisEscape rooms")
+    for named in (
+        "--set source=PATH",
+        "~/.cache/playbench/originals",
+        "PLAYBENCH_ORIGINALS",
+        "original-demo",
+    ):
+        assert named in err, named
+    assert not (out / "episodes.jsonl").exists()  # nothing played, least of all the demo room
+
+
+def test_the_demo_room_plays_by_its_own_id_and_takes_no_clone(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["run", "visescape/original-demo", "--agent", "oracle", "--out", str(out)]) == 0
+    rec = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
+    assert rec["task"] == "visescape/original-demo" and rec["instance_id"] == ROOM
+    assert rec["success"] and rec["steps"] == 18
+    assert make_task("visescape/original-demo").model_side() is pc.MODEL_SIDE
+    capsys.readouterr()
+    args = ["run", "visescape/original-demo", "--agent", "oracle", "--set", "source=/x", "--out", str(out)]
+    assert main(args) == 2 and "--set source: no selected task has this option" in capsys.readouterr().err
+    # the authors' ids keep the demo room's set for the checks (conformance, pinned digests) only
+    assert [i.id for i in make_task("visescape/original").instances(None, 0)] == [ROOM]
+    with pytest.raises(ConfigError, match="visescape/original-demo"):
+        make_task("visescape/original").preflight()
+    make_task("visescape/original-demo").preflight()
 
 
 def test_hints_appear_after_30_stalled_steps_and_the_game_stops_after_100():
@@ -168,7 +227,7 @@ def test_a_bad_source_is_a_one_line_error(tmp_path):
         make_task("visescape/original", source=str(tmp_path / "missing")).instances(None, 0)
     assert "\n" not in str(err.value)
     with pytest.raises(ConfigError, match=r"unknown room 'room7'"):
-        make_task("visescape/original", rooms="room7").instances(None, 0)
+        make_task("visescape/original-demo", rooms="room7").instances(None, 0)
     assert (
         main(
             [
@@ -261,3 +320,23 @@ def test_the_oracle_escapes_every_room_whose_walkthrough_is_valid():
             inst.id
         )  # room 20: the kiosk stays off
     assert Path(CLONE, "assets").is_dir()
+
+
+@pytest.mark.skipif(not CLONE, reason="set PLAYBENCH_VISESCAPE_CLONE to a clone of pull-ups/VisEscape-demo")
+def test_rooms_14_and_17_have_no_hint_for_their_number_lock():
+    """Their hint tables lack `solved_NumberLock`: the authors' runner stops with a KeyError once that hint
+    is due. Room 17's door opens with the lock, so it never is; in room 14 it is: we show no hint, play on."""
+    for room in ("room14", "room17"):
+        task = make_task("visescape/original", source=CLONE, rooms=room, hints=True, hint_after=0)
+        task.reset(task.instances(None, 0)[0])
+        while "solved_NumberLock" not in task.game.triggers:
+            task.step(task.oracle_action("player"))
+        assert (
+            task.game.last_trigger() == "solved_NumberLock"
+            and "solved_NumberLock" not in task.game.room.hints
+        )
+        if room == "room17":
+            assert task.done and task.outcome().success
+            continue
+        task.step("turn_to_east")  # no progress: a hint is due, for the last trigger
+        assert task._progress.due(True) and task.observe("player").data["hint"] is None and not task.done

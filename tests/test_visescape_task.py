@@ -138,11 +138,78 @@ def test_unavailable_actions_get_retry_feedback_then_a_random_action():
     assert task.outcome().steps == 0
     task.step("dance wildly!")
     r = task.step("inspect safe")
-    assert r.info["fallback"] in ["turn_to_east", "turn_to_south", "turn_to_west", "inspect door"]
+    assert r.info["fallback"] in WALL_ACTIONS and r.info["fallback_after"] == "retries"
     assert task.outcome().steps == 1
-    assert task.step("").validity == Validity.UNPARSEABLE
     spend = room01(retry_limit=0, fallback="spend_step")
     assert spend.step("dance").info["step_spent"] and spend.steps == 1
+
+
+WALL_ACTIONS = ["turn_to_east", "turn_to_south", "turn_to_west", "inspect door"]
+UNREADABLE = "I am not sure yet.\nLet me look around the room first."  # no [ACTION], no action up front
+
+
+def test_an_unreadable_reply_away_from_a_lock_plays_a_random_action_at_once():
+    """The authors' agents end the turn after that one call with the first action of their shuffled list."""
+    task = room01()
+    r = task.step(UNREADABLE)
+    assert task.steps == 1 and r.info["fallback"] in WALL_ACTIONS and r.info["fallback_after"] == "unreadable"
+    assert r.validity in (Validity.EFFECTIVE, Validity.INEFFECTIVE) and "No action was found" in r.feedback
+    assert task.observe("player").data["rejected"] is None
+    assert task.step("").info["fallback_after"] == "unreadable" and task.steps == 2  # an empty reply too
+    # at a lock that takes a typed answer they ask again: a free retry
+    play(task, "turn_to_west", "inspect safe", "inspect safe_lock")
+    assert task.observe("player").data["takes_answer"]
+    r = task.step(UNREADABLE)
+    assert r.validity == Validity.UNPARSEABLE and task.steps == 5 and "fallback" not in r.info
+    # and so after an unavailable [ACTION] reply of the same turn
+    fresh = room01()
+    assert fresh.step("[ACTION] fly away").reason == "unavailable"
+    assert fresh.step(UNREADABLE).validity == Validity.UNPARSEABLE and fresh.steps == 0
+    # ours: a one-line reply is read as the action it names (people type bare actions): unavailable, retried
+    assert room01().step("dance with the lamp").reason == "unavailable"
+
+
+def test_unreadable_ask_again_keeps_the_free_retries():
+    task = room01(unreadable="ask_again", retry_limit=2)
+    for _ in range(2):
+        assert task.step(UNREADABLE).validity == Validity.UNPARSEABLE and task.steps == 0
+    r = task.step(UNREADABLE)
+    assert task.steps == 1 and r.info["fallback"] in WALL_ACTIONS and r.info["fallback_after"] == "retries"
+    spend = room01(fallback="spend_step")
+    r = spend.step(UNREADABLE)
+    assert r.info["step_spent"] and r.info["fallback_after"] == "unreadable" and spend.steps == 1
+    assert r.feedback.endswith("(No action was found: this reply cost a step.)")
+
+
+def test_the_fallback_is_drawn_from_the_episode_seed():
+    def fallback(episode_seed):
+        task = VisEscapeTask(rooms=["room-01"])
+        task.episode_seed = episode_seed
+        task.reset(task.instances(1, 0)[0])
+        return task.step(UNREADABLE).info["fallback"]
+
+    draws = [fallback(seed) for seed in range(12)]
+    assert len(set(draws)) > 1  # not the room and step alone
+    assert fallback(5) == draws[5]  # the same episode seed, the same action
+
+
+def test_trials_of_one_instance_draw_their_own_fallbacks(tmp_path):
+    """The runner gives each episode its seed (run seed and trial), so trials differ and reruns repeat."""
+    from playbench.cli import main
+    from playbench.runner.reader import RunReader
+
+    replies = tmp_path / "r.txt"
+    replies.write_text("I am not sure what to do.\n")
+
+    def run(out):
+        args = ["run", "visescape/room-01", "--agent", "llm", "--model", f"mock:{replies}", "--episodes", "1"]
+        assert main([*args, "--trials", "6", "--set", "max_steps=4", "--out", str(out)]) == 0
+        reader = RunReader(out)
+        records = sorted(reader.records(), key=lambda r: r["trial"])
+        return [tuple(s["info"].get("fallback") for s in reader.trajectory(r)[0]) for r in records]
+
+    first = run(tmp_path / "a")
+    assert len(set(first)) > 1 and run(tmp_path / "b") == first
 
 
 def test_early_stop_after_patience_without_progress():

@@ -78,6 +78,10 @@ class Task(ABC):
     roles: ClassVar[tuple[str, ...]] = ("player",)
     # False for sets read from files a user may edit between two calls in one process
     cache_instances: ClassVar[bool] = True
+    # The episode's own seed (the run's seed and the trial, `derive_seed(seed, trial)`), set by the
+    # runner before `reset`: what a task draws at random while playing (a fallback action) comes from
+    # it, so trials of one instance differ and a rerun repeats them. 0 outside a run.
+    episode_seed: int = 0
 
     def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
         if config is None:
@@ -165,6 +169,11 @@ class Task(ABC):
     @classmethod
     def has_oracle(cls) -> bool:
         return cls.oracle_action is not Task.oracle_action
+
+    def preflight(self) -> None:  # noqa: B027 - a hook with nothing to check by default
+        """Raise ConfigError if the task cannot be played as configured (a data source it needs is
+        missing): `run`, `reproduce`, `play` and the web app call it before the first episode; listing
+        instances and the conformance check do not."""
 
     def model_side(self) -> ModelSide | None:
         """What the original sent to the model (sampling, output cap, history, images), applied to

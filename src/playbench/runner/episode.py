@@ -104,6 +104,7 @@ async def run_episode(
     last_step: int | None = None  # the task's step count, carried over turns that do not report it
     try:
         task = make_task(job.task_id, **job.task_options)
+        task.episode_seed = derive_seed(job.seed, job.trial)
         task.reset(task.load_instance(job.instance))
         for role in task.roles:
             spec = job.agent_for(role)

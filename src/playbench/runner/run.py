@@ -131,6 +131,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     model_side: dict[str, Any] = {}
     for spec in specs:
         task = spec.load_class()(**routed[spec.id])
+        task.preflight()
         uses_oracle = any(a.name == "oracle" for a in config.agents.values())
         if uses_oracle and not type(task).has_oracle():
             raise ConfigError(f"task {spec.id} has no oracle, so the 'oracle' agent cannot play it")

@@ -357,6 +357,7 @@ class PlaySession:
 
             # a partner model gets the task's model side, as in any run (its task options are the game's)
             task = make_task(self.setup.task_id, **self.task_options)
+            task.preflight()
             agents, _, _ = apply_model_side(task, self.setup.seats, set(self.task_options))
             job = EpisodeJob(
                 task_id=self.setup.task_id,

@@ -24,10 +24,15 @@ user message, as the original's: the agents keep no chat (`history` 0; their pas
 prompt, `recent_actions` of them, the original's 10). Captions are made at temperature 0, their image sent
 without a detail field, as the original's caption call (`utils.py`).
 
-Replies are read as the original agents read them (`replies.read_reply`); an action that is not
-available gets the retry prompt, up to three model calls, after which the first action of the shuffled
-list is taken (the original's fallback); the first turn of the base agent falls back to a random action
-at once, as the original's error path does.
+Replies are read as the original agents read them (`read_action`); an action that is not available
+gets the retry prompt, up to three model calls, after which the first action of the shuffled list is
+taken (the original's fallback). A reply with no action in it, at a view that takes no typed answer and
+before any unavailable `[ACTION]` reply of the turn, ends the turn at once with that first action, as the
+original's error path does (`unreadable=first_action`; ours, `ask_again`, asks up to three times more).
+At a lock, or after an unavailable reply, the original asks again. The first turn of the base agent falls
+back to a random action at once. A view without an image (room 20's kiosk wall) makes the original's
+vision call fail and its reply empty, so it is read as an unreadable reply (`no_image=failed_call`; ours,
+`say_so`, asks the model with "(no image)" in the prompt).
 """
 
 from __future__ import annotations
@@ -113,7 +118,7 @@ class StepCalls:
         return response.text.strip()
 
     def raw(self) -> str:
-        if len(self.outputs) == 1:
+        if len(self.outputs) == 1 and self.outputs[0][0] == "action":
             return self.outputs[0][1]
         return "\n\n".join(f"--- {kind} ---\n{text}" for kind, text in self.outputs)
 
@@ -144,6 +149,18 @@ def _count(value: Any, name: str, minimum: int) -> int:
     if isinstance(value, bool) or number < minimum or str(number) != str(value).strip():
         raise ConfigError(f"agent option {name} must be an integer >= {minimum} (got {value!r})")
     return number
+
+
+def _one_of(value: Any, name: str, choices: tuple[str, ...]) -> str:
+    if isinstance(value, str) and value in choices:
+        return value
+    raise ConfigError(f"agent option {name} must be one of {', '.join(choices)} (got {value!r})")
+
+
+# the original's ways first (the defaults), then ours
+UNREADABLE = ("first_action", "ask_again")
+NO_IMAGE = ("failed_call", "say_so")
+NO_IMAGE_CALL = "action: no image, the vision call fails"  # the label of the call that is not made
 
 
 @dataclass
@@ -186,7 +203,7 @@ def read_view(observation: Observation) -> View:
 class VisEscapeAgent(Agent):
     """Options, models, captions and the images on the wire shared by both agents."""
 
-    own_options: tuple[str, ...] = ("shuffle_actions", "recent_actions")
+    own_options: tuple[str, ...] = ("shuffle_actions", "recent_actions", "unreadable", "no_image")
     default_cot = False
 
     def __init__(self, spec: AgentSpec, get_model: Callable[[str], ChatModel]) -> None:
@@ -228,6 +245,8 @@ class VisEscapeAgent(Agent):
         self.cot = self.model_options.cot
         self.recent = _count(options.get("recent_actions", RECENT_ACTIONS), "recent_actions", 0)
         self.shuffle = _flag(options.get("shuffle_actions", True), "shuffle_actions")
+        self.unreadable = _one_of(options.get("unreadable", UNREADABLE[0]), "unreadable", UNREADABLE)
+        self.no_image = _one_of(options.get("no_image", NO_IMAGE[0]), "no_image", NO_IMAGE)
         self.configure(options)
 
     def configure(self, options: dict[str, Any]) -> None:
@@ -269,11 +288,30 @@ class VisEscapeAgent(Agent):
         """The view's images marked for the wire: the format and detail of the model options."""
         return self.model_options.wire_images(list(view.images))
 
+    def vision_fails(self, view: View) -> bool:
+        """The original's vision call on a view without an image: there is no file to encode, its three
+        tries fail and the reply is empty (`no_image=failed_call`). Not in the Socratic setting, nor
+        where the task gives a caption: the acting call has no image there."""
+        return self.no_image == "failed_call" and not (self.socratic or view.caption or view.images)
+
     async def scene(self, view: View, calls: StepCalls) -> tuple[str, list[Part]]:
-        """The view as the acting model gets it: "[IMAGE]" and the image after the text, or the caption."""
+        """The view as the acting model gets it: "[IMAGE]" and the image after the text, or the caption
+        ("(no image)" for a view without one, with `no_image=say_so`)."""
+        if self.vision_fails(view):
+            return prompts.IMAGE, []
         if self.socratic or view.caption or not view.images:
             return await self.describe(view, calls), []
         return prompts.IMAGE, list(self.images_for(view))
+
+    async def first_ask(
+        self, view: View, prompt: str, images: list[Part], system: str | None, calls: StepCalls
+    ) -> str:
+        """The turn's action call; an empty reply, without a call, where the original's vision call
+        fails (`vision_fails`)."""
+        if self.vision_fails(view):
+            calls.outputs.append((NO_IMAGE_CALL, ""))
+            return ""
+        return await self.ask(prompt, images, system, calls, "action")
 
     async def ask(
         self, prompt: str, images: list[Part], system: str | None, calls: StepCalls, kind: str
@@ -297,7 +335,8 @@ class VisEscapeAgent(Agent):
         calls: StepCalls,
     ) -> tuple[str, bool, str]:
         """The original's reading loop: (action or answer, whether it is an answer, the last reply)."""
-        response = await self.ask(prompt, images, system, calls, "action")
+        response = await self.first_ask(view, prompt, images, system, calls)
+        named = False  # an unavailable [ACTION] reply came this turn
         for _ in range(3):
             kind, value = read_action(response, available, view.puzzle)
             if kind in ("answer", "action"):
@@ -305,9 +344,13 @@ class VisEscapeAgent(Agent):
                 return value, kind == "answer", response
             if kind == "unavailable":
                 assert value is not None
+                named = True
                 prompt = retry_prompt(value)
                 retry_system = prompts.SYSTEM_ACTION if (view.puzzle or not images) else None
                 response = await self.ask(prompt, [], retry_system, calls, "retry")
+            elif self.unreadable == "first_action" and not view.puzzle and not named:
+                # the original's error path: the first action of the shuffled list, after this one call
+                return available[0], False, response
             else:
                 response = await self.ask(prompt, [], system, calls, "action again")
         return available[0], False, response
@@ -346,7 +389,7 @@ class BaseAgent(VisEscapeAgent):
         system = prompts.SYSTEM_REACT if self.cot else prompts.SYSTEM_ACTION
         if self.step_count == 0:
             prompt = prompts.base_first(view.direction, scene, available, self.cot)
-            response = await self.ask(prompt, images, system, calls, "action")
+            response = await self.first_ask(view, prompt, images, system, calls)
             kind, value = read_action(response, available, False)
             # the original returns nothing for a reply it cannot use here, and its error path plays a
             # random available action
@@ -393,7 +436,7 @@ class MemoryAgent(VisEscapeAgent):
     """VisEscaper (Tables 4, 5, 10), as the authors' VisEscaper agent and runner."""
 
     name = "visescape-memory"
-    own_options = ("shuffle_actions", "recent_actions", "memory", "memory_every", "feedback")
+    own_options = (*VisEscapeAgent.own_options, "memory", "memory_every", "feedback")
     default_cot = True
 
     def configure(self, options: dict[str, Any]) -> None:

@@ -16,16 +16,24 @@ restated in our words with the same facts:
   that adds no trigger adds one to the stall counter and one that does resets it and clears the hint.
   A hint is due while the counter exceeds 30; the episode stops when it reaches 100;
 - HCR counts the hint streaks that ended in progress (`get_score.py`'s `solved_hints_num`), over the
-  progress made.
+  progress made;
+- a reply the agents cannot read (no `[ACTION]`, no available action in its first 20 characters) at a view
+  that takes no typed answer ends their turn after that one call with the first action of their shuffled
+  list: the line that logs the failure names the chosen action, which only an `[ACTION]` reply sets, and
+  the error that raises is handled by playing that first action (`baseagent/agent.py`,
+  `visescaper/agent.py`). At a lock that takes an answer, or after an unavailable `[ACTION]` reply in the
+  same turn, they ask again.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from playbench.core.model_side import FamilyRule, ModelSide
+from playbench.core.task import derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import ImagePart, Part, StepResult, TextPart, Validity
 
@@ -63,6 +71,33 @@ ANSWER_NOTE = (
 )
 HINT_GUIDE = "If there is a hint message, choose the action that carries out its guideline."
 INSTRUCTIONS = f"{INIT_PROMPT}\n{REPLY_FORMAT}"
+
+
+# What a rejected reply leads to (the task options `unreadable` and `fallback`)
+Unreadable = Literal["fallback", "ask_again"]
+Fallback = Literal["random_action", "spend_step"]
+
+
+def unreadable_ends_turn(unreadable: str, *, unparseable: bool, takes_answer: bool, streak: int) -> bool:
+    """Whether a rejected reply goes to the fallback at once, without the free retries: an unreadable
+    reply at a view that takes no typed answer, the first rejected reply of its turn (`streak` counts
+    this one), as the original agents play their first shuffled action after that one call
+    (`unreadable=fallback`, the default; `ask_again` retries it as an unavailable reply)."""
+    return unreadable == "fallback" and unparseable and not takes_answer and streak == 1
+
+
+def fallback_choice(episode_seed: int, instance_id: str, step: int, available: Sequence[str]) -> str:
+    """The fallback's random available action, drawn from the episode's seed (the run seed and the
+    trial, `Task.episode_seed`), the instance and the step."""
+    rng = random.Random(derive_seed("visescape-fallback", episode_seed, instance_id, step))
+    return rng.choice(list(available))
+
+
+def fallback_note(chosen: str, at_once: bool, rejection: str) -> str:
+    """The step's feedback when the fallback played `chosen`."""
+    if at_once:
+        return f"No action was found in your reply, so the action {chosen!r} was taken instead."
+    return f"{rejection} Retries used up: the action {chosen!r} was taken instead."
 
 
 def action_list(actions: Sequence[str]) -> str:

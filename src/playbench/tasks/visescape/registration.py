@@ -24,8 +24,8 @@ register(
     rooms=["all"],
 )
 # The authors' twenty rooms, read at run time from a clone (`--set source=PATH`; nothing of theirs ships).
-# Without a source they play a demo room of ours in the authors' format (room0), so the ids have a default
-# set; not in the bare suite name.
+# Without a source they refuse to be played (one line naming --set source= and the originals folder); only
+# the checks see a default set under them, the demo room's. Not in the bare suite name.
 ORIGINAL = "playbench.tasks.visescape.original.task:OriginalTask"
 register(
     "visescape/original",
@@ -39,6 +39,14 @@ register(
     description="VisEscape: the authors' rooms in hint mode (exp_hint: a hint after 30 steps without progress)",
     default=False,
     fixed={"hints": True},
+)
+# playbench's own demo room in the authors' format (room0), played by its own id only: no clone needed
+register(
+    "visescape/original-demo",
+    "playbench.tasks.visescape.original.task:DemoTask",
+    description="VisEscape: playbench's demo room in the authors' format (not one of their rooms; no clone "
+    "needed, for trying the task and agents)",
+    default=False,
 )
 register(
     "visescape/quiz-vqa",
@@ -56,7 +64,7 @@ register_agent(
     description="VisEscape base agent as the authors' code: action memory, last 10 non-turn actions, previous "
     "action, shuffled actions, retry prompt (--captioner-model for the Socratic setting)",
     needs_model=True,
-    options=("shuffle_actions", "recent_actions"),
+    options=("shuffle_actions", "recent_actions", "unreadable", "no_image"),
 )
 register_agent(
     "visescape-memory",
@@ -64,7 +72,15 @@ register_agent(
     description="VisEscaper as the authors' code: memory rebuilt every 10 steps from the last 10 logs, feedback "
     "after object actions, ReAct with the previous reply; memory=false is Table 5's ablation",
     needs_model=True,
-    options=("shuffle_actions", "recent_actions", "memory", "memory_every", "feedback"),
+    options=(
+        "shuffle_actions",
+        "recent_actions",
+        "unreadable",
+        "no_image",
+        "memory",
+        "memory_every",
+        "feedback",
+    ),
 )
 
 from playbench.core.preset import register_preset  # noqa: E402

@@ -57,9 +57,12 @@ class VisEscapeConfig(TaskConfig):
     patience: int = Field(100, ge=1)  # early stop after this many steps without a new trigger
     hint_after: int = Field(30, ge=0)  # a hint is due once more steps than this pass without progress
     history: int = Field(10, ge=0)  # recent (non-turn) actions listed each turn, as the original runner
-    retry_limit: int = Field(3, ge=0)  # free retries after an unavailable or unreadable reply
+    retry_limit: int = Field(3, ge=0)  # free retries after an unavailable reply (unreadable: below)
+    # an unreadable reply away from a lock: the fallback at once, as the original agents after one call;
+    # ask_again (ours): free retries as for an unavailable reply
+    unreadable: pc.Unreadable = "fallback"
     # after the free retries the original agents take the first action of their shuffled list
-    fallback: Literal["random_action", "spend_step"] = "random_action"
+    fallback: pc.Fallback = "random_action"
     answer_candidates: int = Field(4, ge=1, le=20)  # random answers offered to the random baseline
     # --- our extensions, off by default (the original shows and does none of this) ---
     labels: bool = False  # name tags on objects and a title bar naming the view and its state
@@ -277,31 +280,44 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
 
     def _reject(self, action: str, reason: str, unparseable: bool = False) -> StepResult:
         """The original agents ask the model again (the retry prompt); after `retry_limit` failed
-        retries they play the first action of their shuffled list, a random available action."""
+        retries they play the first action of their shuffled list, a random available action. An
+        unreadable reply away from a lock gets that action at once (`unreadable`, see protocol.py)."""
         self._invalid += 1
         self._retries += 1
-        available, _ = self._offered()
+        available, takes_answer = self._offered()
         self._rejection = retry_feedback(action, available)
         validity = Validity.UNPARSEABLE if unparseable else Validity.INVALID
-        if self._retries <= self.config.retry_limit:
+        at_once = pc.unreadable_ends_turn(
+            self.config.unreadable, unparseable=unparseable, takes_answer=takes_answer, streak=self._retries
+        )
+        if not at_once and self._retries <= self.config.retry_limit:
             return StepResult(
                 validity, self._rejection, parsed=action or None, reason=reason, info={"step_spent": False}
             )
         self._retries = 0
+        why = "unreadable" if at_once else "retries"
         if self.config.fallback == "random_action":
-            rng = random.Random(derive_seed("visescape-fallback", self.instance.id, self._steps))
-            chosen = rng.choice(available)
+            chosen = pc.fallback_choice(self.episode_seed, self.instance.id, self._steps, available)
             rejection = self._rejection
             result = self._play(chosen)
-            result.feedback = f"{rejection} Retries used up: the action {chosen!r} was taken instead."
+            result.feedback = pc.fallback_note(chosen, at_once, rejection)
             result.info["fallback"] = chosen
+            result.info["fallback_after"] = why
             return result
         self._progress.note_hint(self.hint_text())
         self._record_step(changed=False, new_cps=[])
         self._log.record(self._steps + 1, action or "(no action)", self._location(), False)
-        self._rejection += " (Retries used up: this reply cost a step.)"
+        self._rejection += (
+            " (No action was found: this reply cost a step.)"
+            if at_once
+            else " (Retries used up: this reply cost a step.)"
+        )
         return StepResult(
-            validity, self._rejection, parsed=action or None, reason=reason, info={"step_spent": True}
+            validity,
+            self._rejection,
+            parsed=action or None,
+            reason=reason,
+            info={"step_spent": True, "fallback_after": why},
         )
 
     def _location(self) -> str:

@@ -2,8 +2,10 @@
 
 `--set source=PATH` names a clone of `pull-ups/VisEscape-demo` (`images=PATH` optionally the authors'
 full-resolution images); instance ids are the clone's folder names (`room1` ... `room20`). Without a
-source the task plays the built-in demo room `room0` (ours, in their format), so that it has a
-default set for the checks; its README says so.
+source these ids refuse to be played (run, reproduce, play, the browser: one line naming `--set source=`
+and the originals folder); only the checks, which need every id to have a default set (the conformance
+check, the pinned instance digests), see the built-in demo room `room0` under them. The demo room is
+played by its own id, `visescape/original-demo` (`DemoTask`).
 
 Each turn shows what the original base agent's prompt shows (`protocol.py`): the action memory, the
 last 10 non-turn actions, the view's image file unchanged, the inventory, the previous action, the
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
@@ -33,21 +35,31 @@ from playbench.tasks.visescape.original.engine import Game
 from playbench.tasks.visescape.replies import Reply, read_reply, retry_feedback
 
 ALL = "all"
+# the one line `run`, `reproduce` and `play` print, exit 2, for the authors' ids without a source
+NO_SOURCE = (
+    "the authors' VisEscape rooms (visescape/original, visescape/original-hint) are not shipped with "
+    "playbench: give --set source=PATH, a clone of github.com/pull-ups/VisEscape-demo (such as one in the "
+    "originals folder, ~/.cache/playbench/originals or $PLAYBENCH_ORIGINALS); playbench's own demo room in "
+    "their format is visescape/original-demo"
+)
 
 
-class OriginalConfig(TaskConfig):
-    source: str | None = None  # a clone of pull-ups/VisEscape-demo; none: the built-in demo room
-    images: str | None = None  # a folder laid out as roomN/image/... (the authors' full-resolution images)
+class RoomOptions(TaskConfig):
+    """The options of every id that plays rooms in the authors' format."""
+
     rooms: list[str] = Field(default_factory=lambda: [ALL])
     hints: bool = False
     max_steps: int = Field(300, ge=1)
     patience: int = Field(100, ge=1)  # early stop after this many steps without a new trigger
     hint_after: int = Field(30, ge=0)  # a hint is due once more steps than this pass without progress
     history: int = Field(10, ge=0)  # recent (non-turn) actions listed each turn
-    retry_limit: int = Field(3, ge=0)  # free retries after an unavailable or unreadable reply
+    retry_limit: int = Field(3, ge=0)  # free retries after an unavailable reply (unreadable: below)
+    # an unreadable reply away from a lock: the fallback at once, as the original agents after one call;
+    # ask_again (ours): free retries as for an unavailable reply
+    unreadable: pc.Unreadable = "fallback"
     # after the free retries: the original agents play the first action of their shuffled list
     # (random_action); spend_step counts a step that changes nothing instead
-    fallback: Literal["random_action", "spend_step"] = "random_action"
+    fallback: pc.Fallback = "random_action"
     answer_candidates: int = Field(4, ge=1, le=20)  # random answers offered to the random baseline
 
     @field_validator("rooms", mode="before")
@@ -58,19 +70,27 @@ class OriginalConfig(TaskConfig):
         return value
 
 
+class OriginalConfig(RoomOptions):
+    source: str | None = None  # a clone of pull-ups/VisEscape-demo; needed to play
+    images: str | None = None  # a folder laid out as roomN/image/... (the authors' full-resolution images)
+
+
 class OriginalInstance(Instance):
     room: str  # the clone's folder name
     spl_steps: int | None = None  # the authors' ORACLE_STEPS for the room (SPL's numerator)
     clear_progress: int | None = None  # the authors' CLEAR_PROGRESS (GC's denominator)
 
 
-def load_clone(config: OriginalConfig) -> Clone:
-    if config.source is None:
-        if config.images is not None:
+def load_clone(config: RoomOptions) -> Clone:
+    """The clone `source` names; the built-in demo room for the demo id, or where no source is given
+    (reached without one only by the checks: playing refuses first, see `OriginalTask.preflight`)."""
+    source, images = getattr(config, "source", None), getattr(config, "images", None)
+    if source is None:
+        if images is not None:
             raise ConfigError("images= needs source= too (a clone of pull-ups/VisEscape-demo)")
         return demo_clone()
     try:
-        return open_clone(config.source, config.images)
+        return open_clone(source, images)
     except CloneError as exc:
         raise ConfigError(str(exc)) from None
 
@@ -102,8 +122,19 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
     InstanceModel: ClassVar[type[Instance]] = OriginalInstance
     instance_label: ClassVar[str] = "visescape original"
     roles: ClassVar[tuple[str, ...]] = ("player",)
+    needs_source: ClassVar[bool] = True  # the authors' rooms: no playing without a clone
 
-    config: OriginalConfig
+    config: RoomOptions
+
+    @property
+    def source(self) -> str | None:
+        return getattr(self.config, "source", None)
+
+    def preflight(self) -> None:
+        """The authors' ids are not played without a clone (one line naming `--set source=`); the
+        checks, which do not call this, see the built-in demo room under them."""
+        if self.needs_source and self.source is None:
+            raise ConfigError(NO_SOURCE)
 
     def model_side(self) -> ModelSide:
         """The authors' agents' calls (`protocol.MODEL_SIDE`)."""
@@ -119,7 +150,7 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
             elif name in known:
                 wanted.append(name)
             else:
-                where = self.config.source or "the built-in demo"
+                where = self.source or "the built-in demo"
                 raise ConfigError(
                     f"unknown room {name!r} in {where} (rooms there: {ALL}, {', '.join(known)})"
                 )
@@ -212,29 +243,47 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
 
     def _reject(self, action: str, reason: str, unparseable: bool = False) -> StepResult:
         """The original agents ask the model again (the retry prompt); after `retry_limit` failed
-        retries they play the first action of their shuffled list, a random available action."""
+        retries they play the first action of their shuffled list, a random available action. An
+        unreadable reply where no answer is taken (their `isquiz()`) gets that action at once
+        (`unreadable`, see protocol.py)."""
         self._invalid += 1
         self._retries += 1
         available = self._game.available_actions()
         self._rejection = retry_feedback(action, available)
         validity = Validity.UNPARSEABLE if unparseable else Validity.INVALID
-        if self._retries <= self.config.retry_limit:
+        at_once = pc.unreadable_ends_turn(
+            self.config.unreadable,
+            unparseable=unparseable,
+            takes_answer=self._game.takes_answer(),
+            streak=self._retries,
+        )
+        if not at_once and self._retries <= self.config.retry_limit:
             return StepResult(
                 validity, self._rejection, parsed=action or None, reason=reason, info={"step_spent": False}
             )
         self._retries = 0
+        why = "unreadable" if at_once else "retries"
         if self.config.fallback == "random_action":
-            rng = random.Random(derive_seed("visescape-fallback", self.instance.id, self._steps))
-            chosen = rng.choice(available)
+            chosen = pc.fallback_choice(self.episode_seed, self.instance.id, self._steps, available)
+            rejection = self._rejection
             result = self._play(chosen, answered=False)
-            result.feedback = f"{self._rejection} Retries used up: the action {chosen!r} was taken instead."
+            result.feedback = pc.fallback_note(chosen, at_once, rejection)
             result.info["fallback"] = chosen
+            result.info["fallback_after"] = why
             return result
         self._progress.note_hint(self.hint_text())
         self._record(changed=False)
-        self._rejection += " (Retries used up: this reply cost a step.)"
+        self._rejection += (
+            " (No action was found: this reply cost a step.)"
+            if at_once
+            else " (Retries used up: this reply cost a step.)"
+        )
         return StepResult(
-            validity, self._rejection, parsed=action or None, reason=reason, info={"step_spent": True}
+            validity,
+            self._rejection,
+            parsed=action or None,
+            reason=reason,
+            info={"step_spent": True, "fallback_after": why},
         )
 
     def _play(self, action: str, answered: bool) -> StepResult:
@@ -415,6 +464,20 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         return vm.summarize(episodes)
+
+
+class DemoConfig(RoomOptions):
+    """`visescape/original-demo`: no source and no images (the room is built in)."""
+
+
+class DemoTask(OriginalTask):
+    """`visescape/original-demo`: playbench's own demo room `room0` in the authors' format (`demo.py`),
+    played by the same rules and protocol as their rooms, for trying the task and the agents without a
+    clone. It is not one of the authors' rooms: nothing it scores compares with the paper."""
+
+    Config: ClassVar[type[TaskConfig]] = DemoConfig
+    instance_label: ClassVar[str] = "visescape original demo"
+    needs_source: ClassVar[bool] = False
 
 
 def _guess(answer: str, rng: random.Random) -> str:
