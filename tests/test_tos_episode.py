@@ -71,7 +71,7 @@ def test_explore_ends_by_term_or_by_the_cap():
     task, _ = started("tos/explore")
     result = task.step("Actions: [Term()]")
     assert task.done and task.outcome().termination == "agent_ended"
-    assert result.info["phase_ended"] == "explore" and result.feedback == "Task finished."
+    assert result.info["phase_ended"] == "explore" and result.feedback == "Task finished"  # theirs: no period
     task, _ = started("tos/explore", max_steps=7)
     for _ in range(7):
         result = task.step("Actions: [Observe()]")
@@ -98,11 +98,12 @@ def test_an_answer_ends_with_goal_reached_read_or_not():
 
 def test_false_belief_ends_with_its_answer_or_at_the_second_cap():
     task, inst = started("tos/false-belief", probe=False)
-    task.step("Actions: [Term()]")
-    assert not task.done
+    result = task.step("Actions: [Term()]")
+    assert not task.done and result.feedback == "Task finished"
     first = inst.changes[0]
     result = task.step(f'Actions: [Term(changes="{first.name}: {first.kind}")]')
     assert task.done and task.outcome().termination == "goal_reached"
+    assert result.feedback == "Task finished"  # their answer to every Term(), no period
     assert result.info["changes"] == [[first.name, first.kind]]
     task = make_task("tos/false-belief", probe=False)
     task.reset(inst.model_copy(update={"fb_budget": 2}))

@@ -1,8 +1,10 @@
 """Question families: the authors' generators (properties over many draws), truths, and scoring.
 
 The scoring table pairs answers with the score the authors' evaluation code gives them
-(`tos_base/utils/eval_utilities.py`); the first row is a scored answer from their recorded run
-(`experiments/gpt-5.2/177ef6532828f8d7/text/active/think/evaluation_turn_logs.json`).
+(`tos_base/utils/eval_utilities.py`, the version the README's fidelity table names); the first
+rows are scored answers from their recorded runs
+(`experiments/gpt-5.2/177ef6532828f8d7/text/active/think/evaluation_turn_logs.json`,
+`experiments/gemini-3-pro-preview/66b32ca3d0e68f66/text/active/think/evaluation_turn_logs.json`).
 """
 
 import contextlib
@@ -29,6 +31,11 @@ WORLDS = [cached_world(3, 4, 0, i, 20)[0] for i in range(30)]
     "pred, truth, score",
     [
         ("north-west, near", "north east, mid distance", 0.0),  # their recorded run scored this 0.0
+        # their recorded run on run03 (experiments/gemini-3-pro-preview/66b32ca3d0e68f66, question
+        # a5560bd263efdb31) scored this 0.5: `west` does not match `north west` (the scoring version
+        # we follow; another version of their file splits labels into words and would give 1.0)
+        ("west, mid distance", "north west, mid distance", 0.5),
+        ("north-west, mid distance", "west, mid distance", 0.5),
         ("north east, mid distance", "north east, mid distance", 1.0),
         ("north-east, mid distance", "north east, mid distance", 1.0),
         ("NE, mid", "north east, mid distance", 1.0),  # their alias table

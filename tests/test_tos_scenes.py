@@ -1,10 +1,11 @@
 """Scenes in the authors' format (`--set scenes=PATH`): small fixtures we write ourselves.
 
-The fixtures carry the facts (grid, objects, doors, start) of two of the authors' published
+The fixtures carry the facts (grid, objects, doors, start) of three of the authors' published
 3-room scenes (mll-lab-nu/Theory-of-Space, MIT licence): `example_data/3-room/run00` (with its
-false-belief variant) and `run05` (the scene of their recorded runs `experiments/*/177ef6532828f8d7`,
-whose `history_state.json` names `room_data/3-room/run05`). Only the fields the loader reads are
-written; images are not.
+false-belief variant), `run05` (the scene of their recorded runs `experiments/*/177ef6532828f8d7`,
+whose `history_state.json` names `room_data/3-room/run05`) and `run03` (the scene of their recorded
+run `experiments/gemini-3-pro-preview/66b32ca3d0e68f66`; `write_run03`, used by the replay tests).
+Only the fields the loader reads are written; images are not.
 """
 
 from __future__ import annotations
@@ -77,6 +78,35 @@ RUN05_OBJECTS = [  # name, mask cell, facing rot y, has_orientation
 RUN05_DOORS = [("yellow door", (8, 10), [1, 3], 9001), ("blue door", (6, 7), [2, 1], 9002)]
 RUN05_AGENT = (2, 11)
 
+# run03 (from the recorded run `experiments/gemini-3-pro-preview/66b32ca3d0e68f66`, whose
+# history_state.json names room_data/3-room/run03: mask cells and facings; we write offset (10, 4))
+RUN03_MASK = (
+    [[-1] + [0] * 8]
+    + [[-1, 0] + [3] * 6 + [0] for _ in range(6)]
+    + [[0, 0, 100] + [0] * 6]
+    + [[0] + [1] * 6 + [0, -1] for _ in range(6)]
+    + [[0] * 5 + [100, 0, 0, -1]]
+    + [[0] + [2] * 6 + [0, -1] for _ in range(6)]
+    + [[0] * 8 + [-1]]
+)
+RUN03_OFFSET = (10, 4)
+RUN03_OBJECTS = [  # name, mask cell, facing rot y, has_orientation
+    ("television", (13, 2), 180, True),
+    ("shoppingcart", (17, 2), 180, True),
+    ("chair", (5, 2), 180, True),
+    ("teddybear", (11, 4), 90, True),
+    ("scooter", (17, 4), 90, True),
+    ("desklamp", (3, 4), 270, True),
+    ("bike", (11, 6), 90, True),
+    ("vase", (8, 4), 90, False),
+    ("shoes", (19, 2), 90, True),
+    ("plant", (1, 4), 90, False),
+    ("shelf", (19, 6), 90, False),
+    ("basket", (5, 6), 90, False),
+]
+RUN03_DOORS = [("yellow door", (7, 2), [3, 1], 9101), ("green door", (14, 5), [1, 2], 9102)]
+RUN03_AGENT = (10, 2)
+
 
 def _obj(
     k: int, name: str, pos: tuple[int, int], rot: float, oriented: bool, room: int | None = None
@@ -121,21 +151,20 @@ def run00_meta(objects: list | None = None) -> dict:
             "cameras": cams, "mask": [list(r) for r in RUN00_MASK], "offset": [7, 8]}  # fmt: skip
 
 
+def cells_meta(mask: list, offset: tuple[int, int], objects: list, doors: list, agent: tuple[int, int],
+               seed: int) -> dict:  # fmt: skip
+    """A scene in their format from mask cells (as their run logs give them) and an offset of ours."""
+    ox, oz = offset
+    objs = [_obj(k, n, (x - ox, y - oz), r, o) for k, (n, (x, y), r, o) in enumerate(objects)]
+    objs += [_door(n, (x - ox, y - oz), rooms, oid) for n, (x, y), rooms, oid in doors]
+    camera = {"x": float(agent[0] - ox), "y": 0.85, "z": float(agent[1] - oz)}
+    cams = [{"id": "agent", "label": "A", "position": camera, "rotation": {"y": 0.0}}]
+    return {"seed": seed, "run_seed": seed, "min_distance": 1.42, "objects": objs, "cameras": cams,
+            "mask": [list(r) for r in mask], "offset": [ox, oz]}  # fmt: skip
+
+
 def run05_meta() -> dict:
-    ox, oz = RUN05_OFFSET
-    objs = [_obj(k, n, (x - ox, y - oz), r, o) for k, (n, (x, y), r, o) in enumerate(RUN05_OBJECTS)]
-    objs += [_door(n, (x - ox, y - oz), rooms, oid) for n, (x, y), rooms, oid in RUN05_DOORS]
-    ax, az = RUN05_AGENT[0] - ox, RUN05_AGENT[1] - oz
-    cams = [
-        {
-            "id": "agent",
-            "label": "A",
-            "position": {"x": float(ax), "y": 0.85, "z": float(az)},
-            "rotation": {"y": 0.0},
-        }
-    ]
-    return {"seed": 5, "run_seed": 5, "min_distance": 1.42, "objects": objs, "cameras": cams,
-            "mask": [list(r) for r in RUN05_MASK], "offset": [ox, oz]}  # fmt: skip
+    return cells_meta(RUN05_MASK, RUN05_OFFSET, RUN05_OBJECTS, RUN05_DOORS, RUN05_AGENT, 5)
 
 
 def write_scenes(root: Path, with_fb: bool = True) -> Path:
@@ -148,6 +177,17 @@ def write_scenes(root: Path, with_fb: bool = True) -> Path:
                    for n, p, r, o in RUN00_OBJECTS]  # fmt: skip
         (root / "run00" / "falsebelief_exp.json").write_text(json.dumps(run00_meta(changed)))
     (root / "run05" / "meta_data.json").write_text(json.dumps(run05_meta()))
+    return root
+
+
+def run03_meta() -> dict:
+    return cells_meta(RUN03_MASK, RUN03_OFFSET, RUN03_OBJECTS, RUN03_DOORS, RUN03_AGENT, 3)
+
+
+def write_run03(root: Path) -> Path:
+    """`root/run03` (no false-belief file: their environment made its changes at run time)."""
+    (root / "run03").mkdir(parents=True, exist_ok=True)
+    (root / "run03" / "meta_data.json").write_text(json.dumps(run03_meta()))
     return root
 
 

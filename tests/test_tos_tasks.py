@@ -7,7 +7,7 @@ import pytest
 from playbench.core.errors import ConfigError
 from playbench.core.registry import all_specs, make_task
 from playbench.core.types import Validity
-from playbench.tasks.tos.task import QuestionTask
+from playbench.tasks.tos.answers import QuestionTask
 
 TOS = [s.id for s in all_specs() if s.id.startswith("tos/")]
 QUESTION_TASKS = [t for t in TOS if t not in ("tos/explore", "tos/cogmap", "tos/false-belief")]

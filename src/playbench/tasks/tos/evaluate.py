@@ -1,8 +1,11 @@
-"""Answer scoring as the authors' evaluation does it (`tos_base/utils/eval_utilities.py`), in our code.
+"""Answer scoring as the authors' evaluation does it (`tos_base/utils/eval_utilities.py` of
+williamzhangNU/ToS_Base at 244a8335, the version their recorded runs agree with), in our code.
 
 - Relations (pairwise direction, perspective taking, action2view, location2view): the reply is
   split into two labels (comma list, else `;`/line list, else words); each label is compared with
-  the truth after normalising (case, spaces and hyphens dropped, their alias table); the score is
+  the truth after normalising (case, spaces and hyphens dropped, their alias table) as a whole label
+  (`west` does not match `north west`; a version of their file that splits labels into words would
+  say it does, their recorded run scores it as we do); the score is
   the share of the two that match, in the given order or swapped, whichever is higher: 0, 0.5 or 1.
 - Mental rotation: the comma list must equal the true order exactly (case and spaces aside): 0 or 1.
 - Allocentric map: every `x, y` pair of the reply, in order; the count must match; the score is

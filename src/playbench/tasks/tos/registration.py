@@ -2,7 +2,7 @@
 
 from playbench.core.registry import register
 
-_TASK = "playbench.tasks.tos.task"
+_TOS = "playbench.tasks.tos"
 _FAMILY_DESCRIPTIONS = {
     "pairwise-direction": "where one object is relative to another, top-down (cardinal bin, distance bin)",
     "perspective-taking": "standing at an object facing its way, where is another object (ego bin, distance)",
@@ -17,24 +17,24 @@ _FAMILY_DESCRIPTIONS = {
 
 register(
     "tos/explore",
-    f"{_TASK}:ExploreTask",
+    f"{_TOS}.exploration:ExploreTask",
     description="Theory of Space: explore a multi-room world, observe every object at minimum cost",
 )
 for _family, _what in _FAMILY_DESCRIPTIONS.items():
     register(
         f"tos/{_family}",
-        f"{_TASK}:QuestionTask",
+        f"{_TOS}.answers:QuestionTask",
         description=f"Theory of Space question after exploration: {_what} (--set exploration=active|passive)",
         fixed={"family": _family},  # each family is its own id
     )
 register(
     "tos/cogmap",
-    f"{_TASK}:CogmapTask",
+    f"{_TOS}.answers:CogmapTask",
     description="Theory of Space: explore, then write the global cognitive map as JSON",
 )
 register(
     "tos/false-belief",
-    f"{_TASK}:FalseBeliefTask",
+    f"{_TOS}.false_belief:FalseBeliefTask",
     description="Theory of Space: explore, then find the objects moved or turned (F1)",
 )
 

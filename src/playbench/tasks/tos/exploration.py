@@ -1,40 +1,42 @@
-"""The Theory of Space tasks: exploration, the nine question families, cognitive map, false belief.
+"""The Theory of Space episode machine and its exploration phase, on the kernel's `EpisodeTask` template.
 
-Every task shares one episode machine (`TosTask`, on the kernel's `EpisodeTask` template):
+Every tos task shares one machine (`TosTask`); its modules add the phases after or around the
+exploration:
 
-    explore (active only) --Term() or max_steps--> answer (questions, cogmap)
+    explore (active only) --Term() or max_steps--> answer (questions, cogmap: `answers.py`)
                                                \\-> fb: the world changes, explore again
                                                      (max_steps_second), Term(changes=...)
+                                                     (`false_belief.py`)
+    belief probes between exploration replies (cogmap, false belief: `probes.py`)
 
-One reply is one step. Exploration replies follow the authors' grammar and run as their
-environment runs them (`grammar.py`): an invalid reply does nothing (their 0.5 reward penalty is
-reported apart from the exploration cost); a turn whose move fails stops there and observes.
-The answer turn takes one reply, scored at once. The observation carries the whole exploration
-log (the agent's own, or in passive mode the oracle explorer's), so a model needs no history.
+One reply is one step (a probe reply is not). Exploration replies follow the authors' grammar and
+run as their environment runs them (`grammar.py`): an invalid reply does nothing (their 0.5 reward
+penalty is reported apart from the exploration cost); a turn whose move fails stops there and
+observes. The observation carries the whole exploration log (the agent's own, or in passive mode a
+scripted explorer's), so a model needs no history.
 
 Worlds come from the default generator (the authors' scene layout), our earlier generator
 (`--set layout=grid`), or the authors' scene files (`--set scenes=PATH`, read at run time).
+`ExploreTask` (`tos/explore`) is the exploration alone.
 """
 
 from __future__ import annotations
 
-import json
-import random
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
 from playbench.core.model_side import ModelSide
-from playbench.core.task import Instance, TaskConfig, derive_seed
+from playbench.core.task import Instance, TaskConfig
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
-from playbench.tasks.tos import cogmap, evaluate, probing, prompts, questions
+from playbench.tasks.tos import probing, prompts
 from playbench.tasks.tos.cogmap import Change
 from playbench.tasks.tos.grammar import INVALID_PENALTY, Invalid, Outcome, Turn, execute, parse_turn
 from playbench.tasks.tos.model_side import TOS_MODEL_SIDE
@@ -42,11 +44,8 @@ from playbench.tasks.tos.proxies import scout_turns, strategist_turns
 from playbench.tasks.tos.scenes import Scene, load_scenes
 from playbench.tasks.tos.solver import PositionSolver, observation_triples, query_triple
 from playbench.tasks.tos.world import (
-    FACINGS,
-    HEADING,
     START,
     Pose,
-    TaskPose,
     World,
     cached_world,
     in_fov,
@@ -59,6 +58,8 @@ from playbench.tasks.tos.world import (
 )
 
 COUNT_KEYS = ("move", "rotate", "return", "observe", "query", "term")
+# their environment's answer to any Term(), the false-belief Term(changes="...") too (no period)
+TASK_FINISHED = "Task finished"
 
 
 def oracle_poses(world: World, known: frozenset[str] = frozenset(), allow_return: bool = False) -> list[Pose]:
@@ -95,36 +96,6 @@ class TosConfig(TaskConfig):
     invalid_cost: float = Field(
         0.0, ge=0.0, le=10.0, description="exploration cost of an invalid reply (ours: 0.5)"
     )
-
-
-class AnswerConfig(TosConfig):
-    exploration: Literal["active", "passive"] = "active"
-    # the given log in passive mode: the authors' proxies (their runs: STRATEGIST in the text world,
-    # SCOUT in the vision world; None picks that), or our oracle's minimum-cost plan
-    passive_log: Literal["scout", "strategist", "oracle"] | None = None
-
-
-class QuestionConfig(AnswerConfig):
-    family: str = "pairwise-direction"
-    questions_per_scene: int = Field(3, ge=1, le=10, description="questions per world (the paper: 3)")
-    partial_credit: bool = False  # ours: mental rotation and maps score the share of positions right
-    image_questions: bool = False  # ours: vision questions quote views as images (theirs: as text)
-
-    @field_validator("family")
-    @classmethod
-    def _known_family(cls, value: str) -> str:
-        if value not in questions.FAMILIES:
-            raise ValueError(f"unknown question family '{value}' (known: {', '.join(questions.FAMILIES)})")
-        return value
-
-
-class FalseBeliefConfig(TosConfig):
-    changes: int = Field(4, ge=1, le=8, description="objects changed after the exploration (theirs: 4)")
-    change_rule: Literal["original", "room"] = "original"  # room: ours, moves stay in their room
-    max_steps_second: int = Field(15, ge=2, le=200, description="step cap of the second exploration")
-    # the authors' belief probes: the global map at the end of the first exploration, then after
-    # every reply of the second one a map of everything (extra replies that are not steps)
-    probe: bool = True
 
 
 class TosInstance(Instance):
@@ -263,22 +234,16 @@ class TosTask(EpisodeTask):
         self._images: dict[Any, bytes] = {}
         self._changed_seen: set[str] = set()
         self._all_changed_seen_cost: float | None = None
-        # information gain and belief probing (the authors' per-turn measures, `solver.py`, `probing.py`)
+        # information gain (the authors' per-turn measure, `solver.py`) and what the uncertainty
+        # probe needs of the exploration (`probing.py`)
         self._solver: PositionSolver | None = None
         self._gains: list[float] = []
         self._unexplored = probing.Unexplored(instance.world)
         self._last_visible: frozenset[str] = frozenset()
-        self._turns: list[probing.TurnProbe] = []  # one per reply of the first exploration (probing)
+        # belief probes (`probes.py`): replies between exploration steps that are not steps
         self._probes: list[str] = []  # belief probes still to be answered for the current turn
         self._probe_replies = 0
-        self._probes_unreadable = 0
         self._pending_end: Termination | None = None  # an end that waits for the last turn's probes
-        self._fog: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
-        self._local_map: probing.Map | None = None
-        self._scale = probing.position_scale(instance.world)
-        self._belief = probing.BeliefScores()  # false belief: per changed object, first seen again
-        self._exp_raw: dict[str, Any] | None = None  # the map at the end of the first exploration
-        self._fb_newly: list[str] = []
         self._phase1_pose = START
         allow = self.config.return_action
         self._plan_turns = plan_turns(
@@ -381,9 +346,6 @@ class TosTask(EpisodeTask):
 
     def _on_parse_error(self, error: ParseError) -> StepResult:
         """An invalid reply: nothing happens; it uses a step (and, with `invalid_cost`, costs)."""
-        if self._phase == "explore" and self._probing():
-            # theirs: an invalid reply has no turn state and is never probed (stability skips it)
-            self._turns.append(probing.TurnProbe(frozenset(), {}))
         self._phase_steps += 1
         self._replies += 1
         self._cost += self.config.invalid_cost
@@ -444,20 +406,14 @@ class TosTask(EpisodeTask):
                 self._answer = {"changes": reported, "changes_text": out.changes_text}
                 info["changes"] = [list(c) for c in reported]
                 # the change list is this task's answer: its episode reached its end
-                return self._end_phase(
-                    result, "Task finished. Your answer is recorded.", Termination.GOAL_REACHED
-                )
+                return self._end_phase(result, TASK_FINISHED, Termination.GOAL_REACHED)
             self._log.append(LogEntry(self._phase_steps, t.canonical, feedback))
-            return self._end_phase(result, "Task finished.", Termination.AGENT_ENDED)
+            return self._end_phase(result, TASK_FINISHED, Termination.AGENT_ENDED)
         result = StepResult(validity, feedback, parsed=t.canonical, info=info)
         return self._logged(result, t.canonical, view)
 
     def _track_changed(self, seen: list[str]) -> None:
-        """False belief: the cost at which every changed object had been seen again (theirs)."""
-        changed = {c.name for c in self.instance.changes or []}
-        self._changed_seen |= changed & set(seen)
-        if self._all_changed_seen_cost is None and changed and self._changed_seen >= changed:
-            self._all_changed_seen_cost = self._cost - self._phase1_cost
+        """After an Observe() of the second exploration (false belief): what it saw again."""
 
     def _logged(self, result: StepResult, shown: str, view: tuple[int, Pose] | None) -> StepResult:
         """Log an exploration step; at the phase's cap the phase (or the episode) ends."""
@@ -497,11 +453,7 @@ class TosTask(EpisodeTask):
     def _after_step(self, role: str, result: StepResult) -> None:
         result.info["total_cost"] = self._cost
 
-    # --- information gain and belief probing -------------------------------------------------
-    def _probing(self) -> bool:
-        """Whether this episode asks the authors' belief probes (tasks that measure them say so)."""
-        return False
-
+    # --- information gain, and the hooks of the phases around the exploration ----------------
     def _probes_after_cap(self) -> bool:
         """Whether a turn that ends the episode at its cap is still probed before the end."""
         return False
@@ -525,131 +477,25 @@ class TosTask(EpisodeTask):
     def _after_turn(self, phase_before: str, result: StepResult, newly_changed: set[str]) -> None:
         """After a valid exploration reply: queue this turn's belief probes (none by default)."""
 
-    def _open_turn_record(self) -> probing.TurnProbe:
-        """The first exploration's record for this turn (truth at the agent's pose now)."""
-        rec = probing.TurnProbe(self._last_visible, probing.truth_full(self.world, self._pose), probed=True)
-        self._turns.append(rec)
-        return rec
-
-    def _draw_fog(self) -> None:
-        rng = random.Random(derive_seed("tos-fog", self.instance.id, len(self._turns)))
-        self._fog = self._unexplored.candidates(rng, (self._pose.x, self._pose.y))
-
     def _probe_step(self, text: str) -> StepResult:
-        kind = self._probes.pop(0)
-        self._probe_replies += 1
-        readable = self._read_probe(kind, text)
-        if not readable:
-            self._probes_unreadable += 1
-        feedback = "Recorded." if readable else "No JSON map found in the reply; recorded as unreadable."
-        self._feedback = feedback
-        info: dict[str, Any] = {"phase": "probe", "probe": kind, "readable": readable}
-        validity = Validity.EFFECTIVE if readable else Validity.INEFFECTIVE
-        return StepResult(validity, feedback, parsed=text.strip()[-200:] or None, info=info)
-
-    def _read_probe(self, kind: str, text: str) -> bool:
-        """Score a probe reply; True when it could be read."""
-        rec = self._turns[-1] if self._turns else None
-        if kind == "global" and rec is not None:
-            return self._record_global(rec, text)
-        if kind == "local" and rec is not None:
-            data = probing.extract_json(text)
-            visible = {it.name for it in visible_items(self.world, self._pose)}
-            self._local_map = probing.read_local(data, visible, self._pose.facing)
-            truth = probing.truth_local(self.world, self._pose)
-            # an empty view scores nothing (their local log is then invalid)
-            rec.local_scores = probing.compare(self._local_map, truth, self._scale) if truth else None
-            return data is not None
-        if kind == "fog" and rec is not None:
-            cands, correct = self._fog
-            rec.fog = probing.fog_scores(probing.read_fog_labels(text), cands, correct)
-            return True
-        return probing.extract_json(text) is not None
-
-    def _record_global(self, rec: probing.TurnProbe, text: str) -> bool:
-        data = probing.extract_json(text)
-        keep = self._observed | {g.name for g in self.world.gates} | {"agent"}
-        pred = probing.read_global(data, keep)
-        rec.probed = True
-        rec.raw_global = data
-        rec.global_map = pred
-        rec.global_scores = probing.compare(
-            pred, probing.truth_observed(self.world, self._pose, self._observed), self._scale
-        )
-        rec.full_scores = probing.compare(pred, probing.truth_full(self.world, self._pose), self._scale)
-        rec.agent_scores = probing.compare(pred, probing.truth_agent(self._pose), self._scale)
-        if rec.local_scores is not None and rec.global_scores is not None:
-            rec.local_global = probing.local_vs_global(self._local_map, pred, self._scale)
-        return data is not None
+        """A reply to a belief probe (`probes.py`)."""
+        raise RuntimeError("this task asks no belief probes")
 
     def _probe_prompt(self, kind: str) -> list[Part]:
-        if kind == "local":
-            return [TextPart(probing.local_prompt())]
-        if kind == "fog":
-            cands = self._fog[0]
-            if self.config.modality == "vision":
-                png = probing.fog_image(self.world, self._pose, cands, self.config.image_size)
-                return [TextPart(probing.fog_prompt(None)), ImagePart(png, label="fog-map")]
-            return [TextPart(probing.fog_prompt(probing.symbolic_map(self.world, self._pose, cands)))]
-        if kind == "fb_global":
-            return [TextPart(probing.false_belief_prompt())]
-        return [TextPart(probing.global_prompt())]
+        raise RuntimeError("this task asks no belief probes")
 
     def _probe_truth(self, kind: str) -> str:
-        """The true answer to a probe (the oracle's reply)."""
-        if kind == "local":
-            objects = {}
-            for name, e in probing.truth_local(self.world, self._pose).items():
-                entry: dict[str, Any] = {"position": [round(e.x), round(e.y)]}
-                if e.oriented and "door" not in name:
-                    world_facing = next(f for f, u in probing.FACING_VECTOR.items() if u == e.ori)
-                    rel = (HEADING[world_facing] - HEADING[self._pose.facing]) % 360
-                    entry["facing"] = {0: "+y", 90: "+x", 180: "-y", 270: "-x"}[rel]
-                objects[name] = entry
-            return "FINAL ANSWER: " + json.dumps({"origin": "agent", "objects": objects})
-        if kind == "fog":
-            cands, correct = self._fog
-            labels = [probing.LABELS[k] for k, c in enumerate(cands) if c in correct]
-            return "FINAL ANSWER: " + json.dumps({"unexplored": labels})
-        truth = probing.truth_full(self.world, self._pose)
-        if kind != "fb_global":  # observed objects, every door (their reading keeps doors), the agent
-            keep = self._observed | {g.name for g in self.world.gates} | {"agent"}
-            truth = {k: v for k, v in truth.items() if k in keep}
-        return "FINAL ANSWER: " + json.dumps(probing.map_json(truth))
+        raise RuntimeError("this task asks no belief probes")
 
     def _probe_samples(self, kind: str) -> list[str]:
-        """Replies the random baseline picks from: the truth, an empty answer, a guess."""
-        rng = random.Random(derive_seed("tos-probe", self.instance.id, self._probe_replies))
-        if kind == "fog":
-            n = len(self._fog[0])
-            guess = sorted(rng.sample(list(probing.LABELS[:n]), rng.randint(0, n)))
-            return [
-                self._probe_truth(kind),
-                'FINAL ANSWER:\n{"unexplored": []}',
-                json.dumps({"unexplored": guess}),
-            ]
-        xs = range(min(r.x0 for r in self.world.rooms), max(r.x1 for r in self.world.rooms) + 1)
-        ys = range(min(r.y0 for r in self.world.rooms), max(r.y1 for r in self.world.rooms) + 1)
-        guess = {
-            name: {"position": [rng.choice(xs), rng.choice(ys)], "facing": rng.choice(list(FACINGS))}
-            for name in sorted(self._observed)
-        }
-        return [self._probe_truth(kind), "FINAL ANSWER:\n{}", "FINAL ANSWER:\n" + json.dumps(guess)]
+        raise RuntimeError("this task asks no belief probes")
+
+    def _probe_context(self) -> list[Part]:
+        """What a probe shows between the first exploration's log and its question."""
+        return []
 
     def _answer_step(self, text: str) -> StepResult:
-        scored = self._score_answer(text)
-        self._phase = "done"
-        validity = Validity.EFFECTIVE if scored.get("answer_parsed") else Validity.UNPARSEABLE
-        detail = scored.pop("_detail", "")
-        self._feedback = f"Answer recorded ({detail})." if detail else "Answer recorded."
-        self._answer = scored
-        # the one answer turn ends the episode, read or not (the metrics say how it went)
-        self.end(Termination.GOAL_REACHED)
-        return StepResult(validity, self._feedback, parsed=text.strip()[-200:] or None,
-                          reason=None if validity == Validity.EFFECTIVE else "format",
-                          info={"phase": "answer", **scored})  # fmt: skip
-
-    def _score_answer(self, text: str) -> dict[str, Any]:
+        """The reply of the answer turn (`answers.py`)."""
         raise RuntimeError("this task has no answer turn")
 
     # --- state -----------------------------------------------------------------------------
@@ -794,10 +640,6 @@ class TosTask(EpisodeTask):
             return [TextPart(self._status())]
         return []
 
-    def _probe_context(self) -> list[Part]:
-        """What a probe shows between the first exploration's log and its question."""
-        return []
-
     def _status(self) -> str:
         return (
             f"Step {self._phase_steps + 1} of {self._phase_cap()}. Total cost so far: {self._cost:g}. "
@@ -923,473 +765,3 @@ class TosTask(EpisodeTask):
 
 class ExploreTask(TosTask):
     """`tos/explore`: observe every object within the step cap at the lowest cost."""
-
-
-class AnswerTask(TosTask):
-    """Exploration (active) or a given exploration log (passive), then one answer turn."""
-
-    Config: ClassVar[type[TaskConfig]] = AnswerConfig
-    config: AnswerConfig
-
-    def _after_exploration(self) -> str:
-        return "answer"
-
-    def _optimal(self, plan: tuple[Pose, ...]) -> int:
-        return 1 if self.passive else len(plan) + 2
-
-    def _outcome(self) -> EpisodeResult:
-        metrics: dict[str, Any] = {} if self.passive else self._exploration_metrics()
-        metrics.update({k: v for k, v in self._answer.items() if not k.startswith("_")})
-        metrics.setdefault("answer_parsed", False)
-        metrics["passive"] = self.passive
-        return EpisodeResult(success=self._answer_success(), steps=self._steps, metrics=metrics)
-
-    def _answer_success(self) -> bool:
-        return bool(self._answer.get("correct"))
-
-
-class QuestionTask(AnswerTask):
-    """One of the nine question families (one registered task per family), `questions_per_scene`
-    questions about every world."""
-
-    Config: ClassVar[type[TaskConfig]] = QuestionConfig
-    config: QuestionConfig
-
-    @property
-    def KIND(self) -> str:  # type: ignore[override]
-        return self.config.family
-
-    def _instances(self, n: int | None, seed: int) -> list[Instance]:
-        per = self.config.questions_per_scene
-        if self.config.scenes:
-            out = self._scene_instances()
-            return out if n is None else out[:n]
-        total = self.config.default_set * per if n is None else n
-        out_list: list[Instance] = []
-        cache: dict[int, list[TosInstance]] = {}
-        for j in range(total):
-            w = j // per
-            if w not in cache:
-                cache[w] = self._world_questions(seed, w)
-            out_list.append(cache[w][j % per])
-        return out_list
-
-    def _make_instance(self, seed: int, index: int) -> TosInstance:
-        per = self.config.questions_per_scene
-        return self._world_questions(seed, index // per)[index % per]
-
-    def _world_questions(self, seed: int, index: int) -> list[TosInstance]:
-        """The `questions_per_scene` distinct questions about world `index` (redrawn if it cannot
-        host them: a world too small for the family)."""
-        fam = self.config.family
-        for attempt in range(50):
-            key: int | str = index if attempt == 0 else f"{index}/{attempt}"
-            world, plan = self._world(seed, key)
-            qs = self._questions(world, derive_seed("tos-question", fam, seed, index, attempt))
-            if qs is None:
-                continue
-            return [
-                TosInstance(
-                    id=f"{self._instance_id(seed, index)}-q{k + 1}",
-                    optimal_steps=self._optimal(plan),
-                    world=world,
-                    budget=self.config.max_steps,
-                    question=q,
-                )
-                for k, q in enumerate(qs)
-            ]
-        raise ConfigError(f"no world with these rooms/objects can host a '{fam}' question; add objects")
-
-    def _questions(
-        self, world: World, seed: int, task_poses: list[TaskPose] | None = None
-    ) -> list[dict[str, Any]] | None:
-        """Distinct questions about one world (theirs draw until a question is new), or None."""
-        fam = self.config.family
-        per = self.config.questions_per_scene
-        out: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        for tries in range(40):
-            pose = None
-            if task_poses and fam == "view2location" and len(out) < len(task_poses):
-                tp = task_poses[len(out)]
-                pose = Pose(tp.x, tp.y, tp.facing)
-            try:
-                q = questions.make_question(world, fam, derive_seed(seed, tries), pose)
-            except questions.QuestionError:
-                continue
-            text = questions.question_text(world, q) + json.dumps(q, sort_keys=True)
-            if text in seen:
-                continue
-            seen.add(text)
-            out.append(q)
-            if len(out) == per:
-                return out
-        return None
-
-    def _from_scene(self, scene: Scene) -> list[Instance]:
-        plan = oracle_poses(scene.world, allow_return=self.config.return_action)
-        vision_poses = scene.world.task_poses if self.config.image_questions else None
-        qs = self._questions(scene.world, derive_seed("tos-scene-question", self.config.family, scene.world.source),
-                             vision_poses)  # fmt: skip
-        if qs is None:
-            raise ConfigError(f"scene {scene.world.source} cannot host a '{self.config.family}' question")
-        return [
-            TosInstance(
-                id=f"tos-{self.KIND}-{scene.world.source}-q{k + 1}",
-                optimal_steps=self._optimal(tuple(plan)),
-                world=scene.world,
-                budget=self.config.max_steps,
-                question=q,
-                image_ids=scene.image_ids,
-            )
-            for k, q in enumerate(qs)
-        ]
-
-    def _question(self) -> dict[str, Any]:
-        q = self.instance.question
-        if q is None:
-            raise ConfigError(f"instance {self.instance.id} has no question")
-        return q
-
-    def _phase_prompt(self) -> list[Part]:
-        if self._phase != "answer":
-            return super()._phase_prompt()
-        q = self._question()
-        image = self.config.modality == "vision" and self.config.image_questions
-        pose = questions.question_pose(self.world, q) if image else None
-        text = questions.question_text(self.world, q, view_as_image=pose is not None)
-        parts: list[Part] = [TextPart("Exploration is over. Question:\n" + text)]
-        if pose is not None:
-            parts.append(ImagePart(self._image(0, pose), label="question-view"))
-        return parts
-
-    def _score_answer(self, text: str) -> dict[str, Any]:
-        s = questions.score(self.world, self._question(), text, self.config.partial_credit)
-        return {"score": s.score, "correct": s.correct, "answer_parsed": s.parsed, "_detail": s.detail}
-
-    def _oracle_answer(self) -> str:
-        return "FINAL ANSWER: " + questions.truth(self.world, self._question())
-
-    def _answer_samples(self) -> list[str]:
-        rng = random.Random(derive_seed("tos-answers", self.instance.id))
-        return questions.answer_space(self.world, self._question(), rng)
-
-
-class CogmapConfig(AnswerConfig):
-    # the authors' protocol: after every reply of an active exploration, a global map, a local map
-    # and the uncertainty probe (extra replies that are not steps); false: only the final map
-    probe: bool = True
-    local_map: bool = False  # ours: also ask for the agent-centred local map in the final answer
-
-
-class CogmapTask(AnswerTask):
-    """`tos/cogmap`: explore while the belief is probed after every reply (the authors' global, local
-    and uncertainty probes), then write the global cognitive map as JSON (the final turn's global
-    probe). Passive: the map after the given log."""
-
-    Config: ClassVar[type[TaskConfig]] = CogmapConfig
-    KIND = "cogmap"
-    config: CogmapConfig
-
-    def _probing(self) -> bool:
-        return self.config.probe and not self.passive
-
-    def _after_turn(self, phase_before: str, result: StepResult, newly_changed: set[str]) -> None:
-        if phase_before != "explore" or not self._probing():
-            return
-        self._open_turn_record()
-        self._draw_fog()
-        self._local_map = None
-        kinds = ["local"] + (["fog"] if self._fog[0] else [])
-        # the last reply's global map is the answer turn that follows the exploration
-        self._probes = kinds + (["global"] if self._phase == "explore" else [])
-
-    def _phase_prompt(self) -> list[Part]:
-        if self._phase != "answer":
-            return super()._phase_prompt()
-        text = probing.global_prompt()
-        if self.config.local_map:
-            text += "\n" + cogmap.LOCAL_PROMPT
-        return [TextPart("Exploration is over.\n" + text)]
-
-    def _score_answer(self, text: str) -> dict[str, Any]:
-        text = text if isinstance(text, str) else str(text)
-        if self.config.local_map:  # ours: two maps in one reply, the global one without "origin"
-            objects = cogmap.json_objects(text)
-            global_maps = [o for o in objects if o.get("origin") != "agent"]
-            local_maps = [o for o in objects if o.get("origin") == "agent"]
-            global_text = json.dumps(global_maps[-1]) if global_maps else ""
-        else:
-            global_text = text
-        # their correctness: the final global map against every object, door and the agent
-        rec = self._turns[-1] if self._probing() and self._turns else probing.TurnProbe(frozenset(), {})
-        readable = self._record_global(rec, global_text)
-        full = rec.full_scores
-        m = {
-            k: v
-            for k, v in cogmap.score_cogmap(self.world, self._observed, self._pose, global_text).items()
-            if k in ("agent_correct", "hallucinated", "mapped", "position_exact")
-        }
-        m.update(
-            position_accuracy=full.position if full else None,
-            direction_accuracy=full.direction if full else None,
-            facing_accuracy=full.facing if full else None,
-            map_score=full.overall if full else None,
-            answer_parsed=readable,
-            _detail=f"map score {full.overall:.2f}" if full else "no map read",
-        )
-        if self.config.local_map:
-            m.update(
-                cogmap.score_local(
-                    self.world,
-                    self._pose,
-                    global_maps[-1] if global_maps else None,
-                    local_maps[-1] if local_maps else None,
-                )
-            )
-            m["answer_parsed"] = m["answer_parsed"] and m["local_parsed"]
-        return m
-
-    def _answer_success(self) -> bool:
-        a = self._answer
-        ok = bool(a.get("answer_parsed")) and a.get("map_score") == 1.0 and bool(a.get("agent_correct"))
-        if self.config.local_map:
-            ok = ok and a.get("local_position_accuracy") == 1.0 and a.get("local_facing_accuracy") == 1.0
-            ok = ok and a.get("local_global_consistency") == 1.0
-        return ok
-
-    def _oracle_answer(self) -> str:
-        text = self._probe_truth("global")
-        if self.config.local_map:
-            text += "\n" + json.dumps(cogmap.local_truth_map(self.world, self._pose))
-        return text
-
-    def _answer_samples(self) -> list[str]:
-        rng = random.Random(derive_seed("tos-cogmap-answers", self.instance.id))
-        xs = range(min(r.x0 for r in self.world.rooms), max(r.x1 for r in self.world.rooms) + 1)
-        ys = range(min(r.y0 for r in self.world.rooms), max(r.y1 for r in self.world.rooms) + 1)
-        out = []
-        for _ in range(8):
-            entries: dict[str, Any] = {
-                "agent": {"position": [0, 0], "facing": rng.choice(("north", "east", "south", "west"))}
-            }
-            for it in sorted(items_of(self.world), key=lambda i: i.name):
-                if it.name in self._observed:
-                    entry: dict[str, Any] = {"position": [rng.choice(xs), rng.choice(ys)]}
-                    if it.facing is not None:
-                        entry["facing"] = rng.choice(("north", "east", "south", "west"))
-                    entries[it.name] = entry
-            out.append(json.dumps(entries))
-        return out
-
-    def _outcome(self) -> EpisodeResult:
-        result = super()._outcome()
-        if self._probing():
-            result.metrics.update(probing.episode_metrics(self._turns))
-            result.metrics["probe_replies"] = self._probe_replies
-            result.metrics["probes_unreadable"] = self._probes_unreadable
-        return result
-
-
-class FalseBeliefTask(TosTask):
-    """`tos/false-belief`: explore, then find which objects were moved or turned."""
-
-    Config: ClassVar[type[TaskConfig]] = FalseBeliefConfig
-    KIND = "false-belief"
-    config: FalseBeliefConfig
-
-    # --- belief probing (their `evaluate_false_belief_cogmap`) -----------------------------------
-    def _probing(self) -> bool:
-        return self.config.probe
-
-    def _probes_after_cap(self) -> bool:
-        return self._probing()
-
-    def _after_turn(self, phase_before: str, result: StepResult, newly_changed: set[str]) -> None:
-        if not self._probing():
-            return
-        if phase_before == "explore" and self._phase == "fb":
-            self._probes = ["last_global"]
-        elif phase_before == "fb" and (self._phase == "fb" or self._pending_end is not None):
-            self._probes = ["fb_global"]
-            self._fb_newly = sorted(newly_changed)
-
-    def _read_probe(self, kind: str, text: str) -> bool:
-        data = probing.extract_json(text)
-        if kind == "last_global":
-            self._exp_raw = data  # the belief the second exploration's maps are compared with
-            return data is not None
-        kinds = {c.name: c.kind for c in self.instance.changes or []}
-        keep = {it.name for it in items_of(self.world)} | {"agent"}
-        pred = probing.read_global(data, keep)
-        truth = probing.truth_full(self.world, self._pose)
-        for name in self._fb_newly:
-            if name in self._belief.correctness or name not in kinds:
-                continue
-            got = probing.score_changed(name, kinds[name], pred, truth, self._exp_raw, self._scale)
-            if got is not None:
-                self._belief.correctness[name], self._belief.inertia[name] = got
-        return data is not None
-
-    def _probe_context(self) -> list[Part]:
-        if self._probes and self._probes[0] == "fb_global":
-            return self._fb_parts()
-        return []
-
-    def _probe_truth(self, kind: str) -> str:
-        if kind != "last_global":
-            return super()._probe_truth(kind)
-        pose = self._phase1_pose
-        keep = self._observed | {g.name for g in self._worlds[0].gates} | {"agent"}
-        truth = {k: v for k, v in probing.truth_full(self._worlds[0], pose).items() if k in keep}
-        return "FINAL ANSWER: " + json.dumps(probing.map_json(truth))
-
-    def _changes_for(self, world: World, seed: int) -> list[Change]:
-        c = self.config
-        if c.change_rule == "room":
-            return cogmap.make_room_changes(world, c.changes, random.Random(seed))
-        return cogmap.make_changes(world, c.changes, seed)
-
-    def _with_changes(self, world: World, changes: list[Change], key: str, plan: tuple[Pose, ...],
-                      image_ids: dict[str, str] | None = None) -> TosInstance | None:  # fmt: skip
-        c = self.config
-        changed = cogmap.apply_changes(world, changes)
-        try:
-            plan2 = plan_observations(changed, limit=c.max_steps_second, known=frozenset(
-                i.name for i in visible_items_all(world, plan)), allow_return=c.return_action)  # fmt: skip
-        except ValueError:
-            return None
-        if len(plan2) + 1 > c.max_steps_second:
-            return None
-        return TosInstance(
-            id=key,
-            optimal_steps=len(plan) + 1 + len(plan2) + 1,
-            world=world,
-            budget=c.max_steps,
-            changes=changes,
-            fb_budget=c.max_steps_second,
-            image_ids=image_ids,
-        )
-
-    def _make_instance(self, seed: int, index: int) -> TosInstance:
-        c = self.config
-        for attempt in range(50):
-            key: int | str = index if attempt == 0 else f"{index}/{attempt}"
-            world, plan = self._world(seed, key)
-            changes = self._changes_for(world, derive_seed("tos-changes", seed, index, attempt, c.changes))
-            if len(changes) < c.changes:
-                continue
-            inst = self._with_changes(world, changes, self._instance_id(seed, index), plan)
-            if inst is not None:
-                return inst
-        raise ConfigError(
-            f"no world with these rooms/objects has {c.changes} objects to change and fits max_steps "
-            f"{c.max_steps} and max_steps_second {c.max_steps_second}"
-        )
-
-    def _from_scene(self, scene: Scene) -> list[Instance]:
-        world = scene.world
-        plan = tuple(oracle_poses(world, allow_return=self.config.return_action))
-        if scene.changes is not None and self.config.change_rule == "original":
-            changes = [Change(**c) for c in scene.changes]
-        else:  # their environment seeds the change rule with the scene's run number
-            number = run_number(world.source)
-            changes = self._changes_for(
-                world, number if number is not None else derive_seed("tos-fb", world.source)
-            )
-        inst = self._with_changes(world, changes, f"tos-{self.KIND}-{world.source}", plan, scene.image_ids)
-        if inst is None:
-            raise ConfigError(
-                f"scene {world.source}: the changed scene cannot be explored within max_steps_second"
-            )
-        return [inst]
-
-    def _after_exploration(self) -> str:
-        return "fb"
-
-    def _on_exploration_end(self) -> None:
-        inst = self.instance
-        self._phase1_pose = self._pose
-        self._phase1_cost = self._cost
-        self._phase1_counts = dict(self._counts)
-        self._phase1_steps = self._phase_steps
-        self._worlds.append(cogmap.apply_changes(inst.world, inst.changes or []))
-        self._version = 1
-        self._pose = START
-        self._phase_steps = 0
-        self._fb_log_start = len(self._log)
-        allow = self.config.return_action
-        poses = oracle_poses(self.world, known=self._observed, allow_return=allow)
-        self._plan_turns = plan_turns(self.world, poses, observed=self._observed, allow_return=allow)
-        self._plan_index = 0
-
-    def _oracle_term(self) -> str:
-        if self._phase != "fb":
-            return "Actions: [Term()]"
-        listed = ", ".join(f"{c.name}: {c.kind}" for c in self.instance.changes or [])
-        return f'Actions: [Term(changes="{listed}")]'
-
-    def _term_samples(self) -> list[str]:
-        if self._phase != "fb":
-            return ["Actions: [Term()]"]
-        rng = random.Random(derive_seed("tos-fb-guess", self.instance.id, sorted(self._observed), self._pose))
-        names = [o.name for o in self.world.objects]
-        out = []
-        for _ in range(2):
-            picks = rng.sample(names, min(len(names), len(self.instance.changes or [])))
-            out.append(
-                'Actions: [Term(changes="'
-                + ", ".join(f"{n}: {rng.choice(('position', 'orientation'))}" for n in picks)
-                + '")]'
-            )
-        return out
-
-    def _phase_prompt(self) -> list[Part]:
-        if self._phase != "fb":
-            return super()._phase_prompt()
-        return self._fb_parts() + [TextPart(self._status())]
-
-    def _fb_parts(self) -> list[Part]:
-        """The second exploration's introduction and log."""
-        inst = self.instance
-        intro = prompts.FALSE_BELIEF.format(
-            n=len(inst.changes or []), max_steps=inst.fb_budget or inst.budget
-        )
-        parts: list[Part] = [TextPart(intro)]
-        parts += self._log_parts(self._log[self._fb_log_start or 0 :], "Your second exploration so far:")
-        return parts
-
-    def _outcome(self) -> EpisodeResult:
-        inst = self.instance
-        metrics = self._exploration_metrics()
-        truth = cogmap.change_labels(inst.changes or [])
-        reported = [tuple(x) for x in self._answer.get("changes", [])]
-        metrics.update(evaluate.changes_f1(reported, truth))  # type: ignore[arg-type]
-        metrics["answered"] = "changes" in self._answer
-        # the reference cost covers both explorations; the second one's own cost is reported apart
-        changed = cogmap.apply_changes(inst.world, inst.changes or [])
-        known = frozenset(i.name for i in items_of(inst.world))
-        second = len(oracle_poses(changed, known=known, allow_return=self.config.return_action))
-        metrics["oracle_cost"] += second
-        fb_started = self._fb_log_start is not None
-        metrics["second_exploration_cost"] = self._cost - self._phase1_cost if fb_started else 0.0
-        metrics["second_exploration_steps"] = self._phase_steps if fb_started else 0
-        # their "redundant" cost: spent after every changed object had been seen again
-        metrics["cost_after_changes_seen"] = (
-            metrics["second_exploration_cost"] - self._all_changed_seen_cost
-            if self._all_changed_seen_cost is not None else None
-        )  # fmt: skip
-        if self._probing():
-            metrics.update(probing.belief_metrics(self._belief))
-            metrics["probe_replies"] = self._probe_replies
-            metrics["probes_unreadable"] = self._probes_unreadable
-        return EpisodeResult(success=metrics["f1"] == 1.0, steps=self._steps, metrics=metrics)
-
-
-def visible_items_all(world: World, plan: tuple[Pose, ...]) -> list[Any]:
-    """Everything the oracle's first exploration observes (the second may jump to them at once)."""
-    seen: dict[str, Any] = {}
-    for pose in plan:
-        for it in visible_items(world, pose):
-            seen[it.name] = it
-    return list(seen.values())
