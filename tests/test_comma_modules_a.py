@@ -14,6 +14,7 @@ from playbench.tasks.comma.modules.color import TABLE, ColorModule, first_group,
 from playbench.tasks.comma.modules.keypad import COLUMNS, COLUMNS_4, POSITIONS, SYMBOLS, KeypadModule
 from playbench.tasks.comma.modules.led import MULTIPLIERS, LedModule, correct_positions
 from playbench.tasks.comma.modules.memory import MemoryModule
+from playbench.tasks.comma.task import find_action
 
 MINE = (ButtonModule, ColorModule, KeypadModule, LedModule, MemoryModule)
 
@@ -166,9 +167,22 @@ def test_keypad_wrong_key_is_a_strike_that_darkens_the_lit_keys_and_scores_the_l
     m.apply("press_top_right_button", 0)
     result = m.apply("press_top_right_button", 0)  # pressing a lit key again is not the next key
     assert result.mistake and m.progress == 0 and m.partial_score() == 0.5  # a strike keeps the score
-    assert "Lit keys: none" in m.describe(0)
     m.apply("press_top_left_button", 0)  # the authors' score is the progress at the last correct press
     assert m.partial_score() == 0.25
+
+
+def test_keypad_keys_show_nothing_by_default_and_light_up_with_keypad_lights():
+    params = {"columns": 6, "column": 0, "symbols": ["Ϙ", "Ѧ", "ƛ", "Ϟ"]}
+    m, lit = KeypadModule(params), KeypadModule(params)
+    lit.options = {"keypad_lights": True}  # ours
+    before, lit_before = to_png(m.render(500)), to_png(lit.render(500))
+    for module in (m, lit):
+        assert not module.apply("press_top_left_button", 0).mistake and module.progress == 1
+    assert to_png(m.render(500)) == before  # as the authors' keys: nothing shows a press
+    assert "Lit" not in m.describe(0)
+    assert to_png(lit.render(500)) != lit_before and "Lit keys: top left" in lit.describe(0)
+    # a repeated mistake is told apart by the point of the sequence, though the picture is the same
+    assert m.state_key(0) != KeypadModule(params).state_key(0)
 
 
 def test_keypad_text_manual_lists_every_column_in_order_and_the_page_is_a_picture():
@@ -236,33 +250,34 @@ def test_memory_stage_2_rules():
     labels = [3, 4, 1, 2]  # label 4 sits in position 2
     for display, expected in [(1, 2), (2, 2), (3, 1), (4, 2)]:
         m = memory([1, display, 3, 2, 1], labels)
-        m.apply("press_position_2", 0)  # stage 1 display 1 -> position 2
+        m.apply("press_4", 0)  # stage 1 display 1 -> position 2, labelled 4
         assert m.correct_position() == expected, display
 
 
 def test_memory_stage_3_to_5_use_earlier_labels_and_positions():
     labels = [4, 2, 3, 1]
     m = memory([3, 3, 2, 3, 4], labels)
-    m.apply("press_position_3", 0)  # stage 1: display 3 -> position 3 (label 3)
-    m.apply("press_position_1", 0)  # stage 2: display 3 -> position 1 (label 4)
+    m.apply("press_3", 0)  # stage 1: display 3 -> position 3 (label 3)
+    m.apply("press_4", 0)  # stage 2: display 3 -> position 1 (label 4)
     assert m.correct_position() == 3  # stage 3: display 2 -> same label as stage 1 (3), at position 3
-    m.apply("press_position_3", 0)
+    m.apply("press_3", 0)
     assert m.correct_position() == 1  # stage 4: display 3 -> same position as stage 2 (1)
-    m.apply("press_position_1", 0)  # label 4
+    m.apply("press_4", 0)  # label 4
     assert m.correct_position() == 3  # stage 5: display 4 -> label pressed in stage 3 (3), position 3
-    m.apply("press_position_3", 0)
-    assert m.solved and m.partial_score() == 1.0
+    assert m.oracle_actions(0) == ["press_3"]
+    m.apply("press_3", 0)
+    assert m.solved and m.partial_score() == 1.0 and m.stage == 6
 
 
 def test_memory_display_changes_after_every_press_and_a_strike_keeps_the_last_score():
     m = memory([1, 1, 1, 2, 4], [1, 2, 3, 4])
-    m.apply("press_position_2", 0)
-    m.apply("press_position_4", 0)  # stage 2 display 1 -> label 4 = position 4
+    m.apply("press_2", 0)
+    m.apply("press_4", 0)  # stage 2 display 1 -> label 4 = position 4
     assert m.stage == 3 and m.partial_score() == 2 / 5
-    assert m.apply("press_position_2", 0).mistake and m.stage == 1 and m.pressed == []
+    assert m.apply("press_2", 0).mistake and m.stage == 1 and m.pressed == []
     assert m.display == 2  # a new digit after the wrong press too (the authors' module)
     assert m.partial_score() == 2 / 5  # the score of the last correct press stays after a strike
-    m.apply("press_position_2", 0)  # stage 1 display 2 -> position 2: the score is set again
+    m.apply("press_2", 0)  # stage 1 display 2 -> position 2: the score is set again
     assert m.partial_score() == 1 / 5 and m.display == 4
 
 
@@ -272,8 +287,8 @@ def test_memory_digits_are_drawn_from_the_instance_seed():
     seen = []
     for _ in range(30):
         seen.append(a.display)
-        a.apply("press_position_1", 0)
-        b.apply("press_position_1", 0)
+        a.apply("press_1", 0)
+        b.apply("press_1", 0)
         assert a.display == b.display
     assert set(seen) == {1, 2, 3, 4}
 
@@ -302,11 +317,11 @@ def test_color_wrong_square_is_a_strike_and_resets_white_squares_do_nothing():
     grid = ["red"] + ["blue"] * 15
     m = ColorModule({"grid": grid, "seed": 5})
     assert m.target == "red"
-    assert m.apply("click_row_1_col_2", 0).mistake
-    assert not m.apply("click_row_1_col_1", 0).mistake and m.previous == "red"
+    assert m.apply("click_row_0_col_1", 0).mistake  # the authors' rows and columns count from 0
+    assert not m.apply("click_row_0_col_0", 0).mistake and m.previous == "red"
     # after the red group the table row for 1 white square, column "red", names blue
     assert m.target == TABLE[1][0] == "blue"
-    assert m.apply("click_row_1_col_1", 0).changed is False
+    assert m.apply("click_row_0_col_0", 0).changed is False
 
 
 def test_color_group_named_by_the_table_is_never_empty():
@@ -317,6 +332,85 @@ def test_color_group_named_by_the_table_is_never_empty():
             assert m.group and all(m.grid[i] != "white" for i in m.group)
             for action in m.oracle_actions(0):
                 assert not m.apply(action, 0).mistake
+
+
+# --- the authors' action names and order ----------------------------------------------------------
+# their modules' action dicts (pschwendy/multimodal_comms, apps/comma/modules): the order decides the
+# action a line naming several carries out
+AUTHORS_ACTIONS = {
+    MemoryModule: ["press_1", "press_2", "press_3", "press_4"],  # by label
+    KeypadModule: [
+        "press_top_left_button",
+        "press_bottom_left_button",
+        "press_top_right_button",
+        "press_bottom_right_button",
+    ],
+    LedModule: [
+        "press_top_left_button",
+        "press_top_right_button",
+        "press_bottom_right_button",
+        "press_bottom_left_button",
+    ],
+    ColorModule: [f"click_row_{r}_col_{c}" for r in range(4) for c in range(4)],  # from 0
+}
+
+
+@pytest.mark.parametrize("cls", list(AUTHORS_ACTIONS), ids=lambda c: c.name)
+def test_action_names_and_order_are_the_authors(cls):
+    m = cls(cls.generate(random.Random(0)))
+    assert m.actions() == m.action_vocabulary() == AUTHORS_ACTIONS[cls]
+    assert all(action in m.actions() for action in m.oracle_actions(500))
+
+
+def test_a_line_naming_two_keys_carries_out_the_first_in_the_authors_order():
+    keypad = AUTHORS_ACTIONS[KeypadModule]
+    assert (
+        find_action("press_top_right_button or press_bottom_left_button?", keypad)
+        == "press_bottom_left_button"
+    )
+    led = AUTHORS_ACTIONS[LedModule]
+    assert (
+        find_action("press_bottom_left_button, press_bottom_right_button", led) == "press_bottom_right_button"
+    )
+
+
+def test_memory_press_n_presses_the_button_labelled_n():
+    m = memory([1, 1, 1, 1, 1], labels=(3, 1, 2, 4))  # the authors' labels, left to right
+    assert m.correct_position() == 2 and m.oracle_actions(0) == ["press_1"]  # position 2 is labelled 1
+    assert m.apply("press_2", 0).mistake  # the button labelled 2 is in position 3
+    assert not m.apply("press_1", 0).mistake and m.pressed == [(2, 1)]
+
+
+# the authors' memory rules, which name buttons by label (stage -> display -> a label, or "h" and the
+# stage whose pressed label to repeat)
+AUTHORS_MEMORY = {
+    1: {1: 1, 2: 1, 3: 2, 4: 4},
+    2: {1: 4, 2: ("h", 1), 3: 3, 4: ("h", 1)},
+    3: {1: ("h", 2), 2: ("h", 1), 3: 2, 4: 4},
+    4: {1: ("h", 1), 2: 3, 3: ("h", 2), 4: ("h", 2)},
+    5: {1: ("h", 1), 2: ("h", 2), 3: ("h", 4), 4: ("h", 3)},
+}
+
+
+def test_memory_papers_rules_press_what_the_authors_rules_press_with_their_labels():
+    """With the authors' fixed labels 3, 1, 2, 4 the paper's position-and-label rules and the authors'
+    label rules press the same buttons for every one of the 4^5 display sequences."""
+    for displays in itertools.product(range(1, 5), repeat=5):
+        m = memory(displays, labels=(3, 1, 2, 4))
+        pressed: list[int] = []
+        for stage, display in enumerate(displays, 1):
+            rule = AUTHORS_MEMORY[stage][display]
+            label = pressed[rule[1] - 1] if isinstance(rule, tuple) else rule
+            assert m.oracle_actions(0) == [f"press_{label}"], (displays, stage)
+            assert not m.apply(f"press_{label}", 0).mistake
+            pressed.append(label)
+        assert m.solved
+
+
+def test_color_rows_and_columns_are_numbered_from_0_in_the_description():
+    m = ColorModule({"grid": ["red"] + ["blue"] * 15, "seed": 5})
+    assert m.describe(0).startswith("Grid (left to right): row 0: red, blue, blue, blue; row 1:")
+    assert "row 4" not in m.describe(0)
 
 
 # --- every module -------------------------------------------------------------------------------
@@ -346,6 +440,9 @@ def test_images_are_deterministic_show_the_clock_and_the_state(cls):
     assert ImageChops.difference(image, a.render(493)).getbbox() is not None  # the timer moved
     action = a.oracle_actions(500)[0]
     a.apply(action, 500)
+    if cls is KeypadModule:  # the authors' keys show no press: only keypad_lights (ours) draws it
+        assert to_png(a.render(500)) == to_png(b.render(500))
+        a.options = b.options = {"keypad_lights": True}
     assert to_png(a.render(500)) != to_png(b.render(500))
 
 

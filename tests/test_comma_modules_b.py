@@ -280,13 +280,23 @@ def test_password_buttons_cycle_and_wrap() -> None:
     module = PasswordModule({"starts": ["R", "F", "G", "L", "E"], "shown": [0, 0, 0, 0, 0]})
     assert module.answer == "THING" and module.current_word == "RFGLE"
     before = module.current_word
-    module.apply("press_up_button_1", START_CLOCK)
+    module.apply("up_button_1", START_CLOCK)
     assert module.current_word[0] == "S" and module.current_word[1:] == before[1:]
-    module.apply("press_up_button_1", START_CLOCK)
-    module.apply("press_up_button_1", START_CLOCK)  # R S T then back to R
+    module.apply("up_button_1", START_CLOCK)
+    module.apply("up_button_1", START_CLOCK)  # R S T then back to R
     assert module.current_word[0] == "R"
-    module.apply("press_down_button_1", START_CLOCK)
+    module.apply("down_button_1", START_CLOCK)
     assert module.current_word[0] == "T"
+    module.apply("up_button_5", START_CLOCK)
+    assert module.current_word == "TFGLF"
+
+
+def test_password_actions_are_the_authors_names_in_their_order() -> None:
+    """`up_button_N` / `down_button_N` slot by slot, then submit (their module's action dict)."""
+    module = make("password", 0)
+    expected = [f"{d}_button_{i}" for i in range(1, 6) for d in ("up", "down")] + ["submit"]
+    assert module.actions() == module.action_vocabulary() == expected
+    assert set(module.oracle_actions(START_CLOCK)) <= set(expected)
 
 
 def test_password_submit_rules() -> None:

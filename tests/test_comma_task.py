@@ -12,9 +12,10 @@ from playbench.cli import main
 from playbench.core.errors import ConfigError
 from playbench.core.registry import all_specs, make_task
 from playbench.core.types import Validity
+from playbench.render.draw2d import to_png
 from playbench.runner.run import RunConfig, execute
 from playbench.tasks.comma.modules import NAMES
-from playbench.tasks.comma.modules.keypad import POSITIONS
+from playbench.tasks.comma.modules.keypad import ACTION_ORDER, POSITIONS
 from playbench.tasks.comma.summaries import summarize, turn_curve
 from playbench.tasks.comma.task import CommaTask, cut_words, find_action, parse_judge_label
 from playbench.testing.scripted_server import ScriptedServer, last_user_text, system_text
@@ -105,7 +106,7 @@ def test_the_expert_answers_every_solver_turn_and_gets_the_keypad_page_as_a_pict
     task = started("keypad")
     obs = task.observe("solver")
     assert [p.label for p in obs.images] == ["module"] and obs.legal_actions == [
-        f"press_{p}_button" for p in POSITIONS
+        f"press_{p}_button" for p in ACTION_ORDER
     ]
     result = task.step("I see four symbols: a star, a lollipop, a C with a dot and an omega.")
     assert result.validity == Validity.EFFECTIVE and task.current_role() == "expert"
@@ -115,7 +116,7 @@ def test_the_expert_answers_every_solver_turn_and_gets_the_keypad_page_as_a_pict
     assert "lollipop" in expert.text and "press_top_left_button" not in expert.text
     task.step("Press the lollipop first.")
     assert (
-        task.current_role() == "solver" and "Expert: Press the lollipop first." in task.observe("solver").text
+        task.current_role() == "solver" and "EXPERT: Press the lollipop first." in task.observe("solver").text
     )
     acted = task.step(task.module.oracle_actions(0)[0])  # a reply that acts is answered too
     assert acted.info["reply"] == "actions" and task.current_role() == "expert"
@@ -271,6 +272,62 @@ def test_expert_word_limit_cuts_messages():
     task.step("press the top left button")
     assert "press the [cut at 2 words]" in task.observe("solver").text
     assert "within 2 words" in task.observe("expert").instructions
+
+
+def test_messages_are_never_cut_and_message_chars_cuts_and_says_so():
+    long = "Left to right the symbols are " + "a star, " * 400  # 3,230 characters
+    task = started("keypad")
+    solver = task.step(long)
+    expert = task.step("Describe it again: " + "slowly " * 400)
+    assert solver.info["cut"] is False and expert.info["cut"] is False
+    assert long.strip() in task.observe("expert").text  # the whole message, as the authors' loop
+    assert (
+        "slowly " * 399 in task.observe("solver").text and "[message cut]" not in task.observe("solver").text
+    )
+    cut = started("keypad", message_chars=2000)  # ours: a cut, and the step info says so
+    assert cut.step(long).info["cut"] is True
+    assert long.strip()[:2000] + " [message cut]" in cut.observe("expert").text
+    assert long.strip() not in cut.observe("expert").text
+    assert cut.step("short answer").info["cut"] is False
+    assert cut.step("fine").info["cut"] is False
+
+
+def test_transcripts_are_plain_solver_and_expert_lines_and_solver_hints_number_the_turns():
+    task = started("wire")
+    task.step("I see four wires. What now?")
+    task.step("Cut the second wire.")
+    task.step("cut_wire_1")
+    expert_view = task.session.transcript("expert")
+    assert expert_view == (
+        "SOLVER: I see four wires. What now?\n\nEXPERT: Cut the second wire.\n\nSOLVER: cut_wire_1"
+    )
+    solver_view = task.session.transcript("solver")
+    assert solver_view.startswith("SOLVER: I see four wires. What now?\n\nEXPERT: Cut the second wire.")
+    assert "\n\nSOLVER: cut_wire_1\n\nENVIRONMENT: cut_wire_1: " in solver_view  # its own results only
+    assert "[turn" not in task.observe("solver").text + task.observe("expert").text
+    hinted = started("wire", solver_hints=True)  # ours: turn numbers in the solver's copy
+    hinted.step("I see four wires. What now?")
+    hinted.step("Cut the second wire.")
+    assert "[turn 1] You: I see four wires." in hinted.observe("solver").text
+    assert "[turn 1] Expert: Cut the second wire." in hinted.observe("solver").text
+    assert hinted.session.transcript("expert") == expert_view.split("\n\nSOLVER: cut_wire_1")[0]
+
+
+@pytest.mark.parametrize("module", ["dog", "password"])
+def test_a_question_naming_submit_carries_it_out_as_the_authors_matching_does(module):
+    task = started(module)
+    result = task.step("Should I submit now?")
+    assert result.info["reply"] == "actions" and result.info["executed"] == ["submit"]
+
+
+def test_keypad_lights_is_an_option_and_the_default_picture_shows_no_press():
+    for lights in (False, True):
+        task = started("keypad", keypad_lights=lights)
+        clock = task.session.clock  # the same clock before and after, so only a key could differ
+        before = to_png(task.module.render(clock))
+        assert not task.step(task.module.oracle_actions(0)[0]).info["strikes"]
+        assert (to_png(task.module.render(clock)) != before) is lights
+        assert ("Lit keys" in task.module.describe(clock)) is lights
 
 
 def test_repetition_loop_is_a_repeated_incorrect_state_action_pair():
@@ -460,7 +517,7 @@ def keypad_players(symbols: list[str]):
         if "My keypad symbols" not in user:
             listing = ", ".join(f"{p.replace('_', ' ')} {s}" for p, s in zip(POSITIONS, symbols, strict=True))
             return f"My keypad symbols: {listing}."
-        advice = user.rsplit("Expert:", 1)[1]
+        advice = user.rsplit("EXPERT:", 1)[1]
         return "\n".join(re.findall(r"press_\w+_button", advice))
 
     return respond
@@ -679,10 +736,10 @@ def test_a_person_in_the_expert_seat_talks_a_model_solver_through_the_puzzle(mod
     def solver(request: dict) -> str:
         conversation = last_user_text(request).split("Conversation so far:", 1)[-1]
         conversation = conversation.split("\nYour reply:", 1)[0]
-        entries = re.split(r"^\[turn \d+\] ", conversation, flags=re.MULTILINE)
-        last = entries[-1] if len(entries) > 1 else ""
-        if last.startswith("Expert:"):
-            return last.removeprefix("Expert:").strip()
+        entries = re.split(r"^(?=(?:SOLVER|EXPERT|ENVIRONMENT): )", conversation, flags=re.MULTILINE)
+        last = entries[-1]
+        if last.startswith("EXPERT:"):
+            return last.removeprefix("EXPERT:").strip()
         return "What do I do next?"
 
     out = tmp_path / "play"

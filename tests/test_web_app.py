@@ -249,7 +249,7 @@ def test_the_expert_seat_of_comma_is_a_real_turn_with_the_oracle_solver(client, 
     sid, seat = start(client, task="comma/wire", instance=instance.id, seat="expert", partner="oracle")
     assert seat == "expert"
     text = panel(client, sid, seat, your_turn)
-    assert "wires, from top to bottom" in text and "Solver:" in text and "WIRE PUZZLE" in text
+    assert "wires, from top to bottom" in text and "SOLVER:" in text and "WIRE PUZZLE" in text
     task.reset(instance)
     act(client, sid, seat, f"cut wire {task.module.answer}")
     final = panel(client, sid, seat, lambda t: 'data-testid="finished"' in t)

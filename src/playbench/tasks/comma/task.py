@@ -41,7 +41,6 @@ from playbench.tasks.comma.modules import NAMES, module_class
 # The timer starts between 06:00 and 09:59 (drawn per instance), so the minutes digit (6-9) never
 # satisfies a "timer shows a 1/4/5" rule by itself and twenty turns never run it out.
 START_CLOCK_MIN, START_CLOCK_MAX = 360, 599
-MAX_MESSAGE_CHARS = 2000  # longer messages are cut in the transcript, so prompts stay bounded
 GENERATION_ATTEMPTS = 200
 # The oracle pair must solve an instance within this many turns for the generator to keep it. It is
 # the paper's limit, fixed on purpose: the run's own `max_steps` and `mistake_limit` are conditions of
@@ -84,12 +83,14 @@ class CommaConfig(TaskConfig):
     )
     rich_feedback: bool = False  # tell the solver what each action did and why it was a mistake
     stop_at_strike: bool = False  # a strike ends the reply: its later action lines are not carried out
-    solver_hints: bool = False  # show the solver the turn, the limits, its mistakes and how replies are read
+    solver_hints: bool = False  # the solver sees the turn, limits, mistakes, how replies are read, [turn N]
     turn_clock: bool = False  # time passes only with turns: no wait_N_seconds lines
     button_colors: Literal["yellow", "all"] = "yellow"  # "all": red, blue and white buttons too (our rules)
     keypad_columns: Literal[6, 4] = 6  # 4: our earlier four-column symbol table
     expert_manual: Literal["image", "text"] = "image"  # "text": the keypad's columns described in words
     mark_cut_wires: bool = False  # draw a gap in a cut wire (the original's picture does not change)
+    keypad_lights: bool = False  # keys pressed in order light up (the original's keys show nothing)
+    message_chars: int | None = None  # cut each message after this many characters (the original: never)
     maze_layout: Literal["paper", "generated"] = "paper"  # "generated": our random perfect mazes
 
     @field_validator("module")
@@ -106,7 +107,7 @@ class CommaConfig(TaskConfig):
             raise ValueError("must be at least 1")
         return value
 
-    @field_validator("mistake_limit", "expert_word_limit")
+    @field_validator("mistake_limit", "expert_word_limit", "message_chars")
     @classmethod
     def _positive_or_none(cls, value: int | None) -> int | None:
         if value is not None and value < 1:
@@ -304,9 +305,11 @@ class Session:
                 Validity.UNPARSEABLE, reply.message, reason=reply.reason, info={"reply": "empty"}
             )
         else:
-            entry = Entry(self.turns + 1, "solver", _clip(reply.text), acted=bool(reply.named), truth=truth)
+            text = cut_chars(reply.text, self.config.message_chars)
+            entry = Entry(self.turns + 1, "solver", text, acted=bool(reply.named), truth=truth)
             self.entries.append(entry)
             result = self._act(reply.named, entry) if reply.named else self._message()
+            result.info["cut"] = text != reply.text.strip()
             if reply.note is not None:
                 entry.results.append(reply.note)
                 result.feedback += f"\n{reply.note}"
@@ -429,9 +432,11 @@ class Session:
         text = reply.text
         if self.config.expert_word_limit is not None:
             text = cut_words(text, self.config.expert_word_limit)
+        cut = text != reply.text
+        text, whole = cut_chars(text, self.config.message_chars), text.strip()
         self.expert_messages += 1
-        self.entries.append(Entry(self.turns, "expert", _clip(text)))
-        info = {"reply": "message", "cut": text != reply.text}
+        self.entries.append(Entry(self.turns, "expert", text))
+        info = {"reply": "message", "cut": cut or text != whole}
         return StepResult(
             Validity.EFFECTIVE, "Your reply was passed to the solver.", parsed="message", info=info
         )
@@ -487,7 +492,22 @@ class Session:
 
     # --- transcripts ------------------------------------------------------------------------------
     def transcript(self, viewer: str) -> str:
-        """The conversation as `viewer` ("solver", "expert" or "judge") may see it."""
+        """The conversation as `viewer` ("solver", "expert" or "judge") may see it. As the authors'
+        agents write it: `SOLVER:` / `EXPERT:` lines, and for the solver the `ENVIRONMENT:` results of
+        its actions, one blank line between. With `solver_hints` (ours) the solver's copy, and always
+        the judge's (ours), numbers the turns instead (`numbered_transcript`)."""
+        if viewer == "judge" or (viewer == "solver" and self.config.solver_hints):
+            return self.numbered_transcript(viewer)
+        lines = []
+        for e in self.entries:
+            lines.append(f"{e.role.upper()}: {e.text}")
+            if viewer == "solver" and e.role == "solver":
+                lines.extend(f"ENVIRONMENT: {r}" for r in e.results)
+        return "\n\n".join(lines)
+
+    def numbered_transcript(self, viewer: str) -> str:
+        """Ours: each line starts with `[turn N]`, the viewer's own words are "You", results are
+        indented under the reply; the judge also reads the true state before each solver turn."""
         lines = []
         for e in self.entries:
             if e.role == "expert":
@@ -505,9 +525,13 @@ class Session:
         return "\n".join(lines)
 
 
-def _clip(text: str) -> str:
+def cut_chars(text: str, limit: int | None) -> str:
+    """`text` without surrounding whitespace, cut after `limit` characters and marked when cut
+    (`message_chars`, ours; the original never cuts a message)."""
     text = text.strip()
-    return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + " [message cut]"
+    if limit is None or len(text) <= limit:
+        return text
+    return text[:limit] + " [message cut]"
 
 
 def make_instance(name: str, seed: int, index: int, config: CommaConfig) -> CommaInstance:
@@ -609,7 +633,10 @@ class CommaTask(EpisodeTask):
             raise ConfigError(
                 f"invalid comma instance {instance.id!r}: bad {instance.module} parameters ({exc})"
             ) from None
-        module.options = {"mark_cut_wires": self.config.mark_cut_wires}
+        module.options = {
+            "mark_cut_wires": self.config.mark_cut_wires,
+            "keypad_lights": self.config.keypad_lights,
+        }
         self.session = Session(module, instance.start_clock, self.config)
         self._awaiting_expert = False  # the solver's last reply was a message the expert answers
         self._feedback = ""  # what the solver's last reply did, shown at its next turn

@@ -16,7 +16,8 @@ A reset restores the starting grid; pressing an already white square does nothin
 as the authors' `get_score`: the most white squares reached / 16. Choice (ours): if the table
 names a colour with no square left (possible only with fewer than five non-white squares), one
 non-white square takes that colour, so the named group is never empty and the module stays
-solvable.
+solvable. The actions are the authors': `click_row_R_col_C` with rows and columns numbered 0-3 from
+the top left, in reading order; the picture and the descriptions number them the same way.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ TABLE: dict[int, tuple[str, ...]] = {
 
 def action_for(index: int) -> str:
     row, col = divmod(index, SIZE)
-    return f"click_row_{row + 1}_col_{col + 1}"
+    return f"click_row_{row}_col_{col}"  # the authors' names: rows and columns from 0
 
 
 def group_members(grid: list[str], group: str) -> set[int]:
@@ -166,7 +167,7 @@ class ColorModule(PuzzleModule):
         if index is None:
             return ActionResult(f"'{action}' is not an action of this module.", changed=False)
         row, col = divmod(index, SIZE)
-        where = f"row {row + 1}, column {col + 1}"
+        where = f"row {row}, column {col}"
         if self.grid[index] == "white":
             return ActionResult(f"The square at {where} is already white; nothing happens.", changed=False)
         if index not in self.group:
@@ -196,9 +197,9 @@ class ColorModule(PuzzleModule):
         label_font = draw.font(18, "bold")
         for k in range(SIZE):
             c = left + k * (cell + gap) + cell / 2
-            draw_centered_text(d, (c, top - 20), f"col {k + 1}", label_font, draw.INK)
+            draw_centered_text(d, (c, top - 20), f"col {k}", label_font, draw.INK)
             r = top + k * (cell + gap) + cell / 2
-            draw_centered_text(d, (left - 38, r), f"row {k + 1}", draw.font(15, "bold"), draw.INK)
+            draw_centered_text(d, (left - 38, r), f"row {k}", draw.font(15, "bold"), draw.INK)
         for i, color in enumerate(self.grid):
             row, col = divmod(i, SIZE)
             bx, by = left + col * (cell + gap), top + row * (cell + gap)
@@ -212,9 +213,7 @@ class ColorModule(PuzzleModule):
         return image
 
     def describe(self, clock: float) -> str:
-        rows = "; ".join(
-            f"row {r + 1}: " + ", ".join(self.grid[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE)
-        )
+        rows = "; ".join(f"row {r}: " + ", ".join(self.grid[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE))
         return f"Grid (left to right): {rows}."
 
     def state_key(self, clock: float) -> str:

@@ -1,17 +1,23 @@
 """Keypad puzzle: four symbol keys in a 2x2 grid, pressed in the order one manual column gives.
 
 The manual's symbol page holds six columns of seven symbols, laid out as the authors' page
-(`images/keypad/Col1..Col6` of pschwendy/multimodal_comms): 27 different symbols, 15 of them in two
-columns, at the same places as there, so no two columns share more than three symbols and every
-set of four symbols from one column occurs in that column only. The glyphs are ours (DejaVu Sans
-characters); the original's pictures are not shipped. The expert gets the page as a picture
-(`manual_image`), as the original expert does; the text-only manual (`--set expert_manual=text`)
+(`images/KeyPadPuzzle.jpg` of pschwendy/multimodal_comms; their module draws its keys from the same
+columns, `images/keypad/Col1..Col6`): 27 different symbols, 15 of them in two columns, at the same
+places as there, so no two columns share more than three symbols and every set of four symbols from
+one column occurs in that column only. The glyphs are ours (DejaVu Sans characters); the original's
+pictures are not shipped. The expert gets the page as a picture (`manual_image`), where the paper's
+keypad expert finds the column (their published agent looks for it under `images/manuals/`, where
+the tree has no page; see the README's fidelity table); the text-only manual (`--set expert_manual=text`)
 lists the columns with a written description of every glyph instead. `columns=4` (params) is our
 earlier layout of four columns, kept for the `keypad_columns=4` option.
 
-As in the authors' module, pressing any key other than the next one in the order (a lit key too) is
-a strike and turns the lit keys off, so the sequence starts again. Partial score, as the authors'
-`get_score`: the keys lit at the last correct press / 4 (a strike does not take it away).
+As in the authors' module, pressing any key other than the next one in the order (a key pressed
+correctly before too) is a strike and the sequence starts again. Partial score, as the authors'
+`get_score`: the keys pressed in order at the last correct press / 4 (a strike does not take it
+away). The authors' keys show nothing when pressed, and so does ours by default; the task's
+`keypad_lights` option (ours, `options["keypad_lights"]`) lights each key pressed in order. The
+actions are listed in the authors' order: top left, bottom left, top right, bottom right (it decides
+which one a line naming several carries out).
 """
 
 from __future__ import annotations
@@ -82,7 +88,9 @@ PAPER_TEXT = (
     "in which their symbols appear in that column, from top to bottom."
 )
 
-POSITIONS: tuple[str, ...] = ("top_left", "top_right", "bottom_left", "bottom_right")
+POSITIONS: tuple[str, ...] = ("top_left", "top_right", "bottom_left", "bottom_right")  # params order
+# the actions in the authors' order (their module's list), column by column
+ACTION_ORDER: tuple[str, ...] = ("top_left", "bottom_left", "top_right", "bottom_right")
 
 
 def action_for(position: str) -> str:
@@ -113,8 +121,8 @@ class KeypadModule(PuzzleModule):
         self.order: list[str] = sorted(
             POSITIONS, key=lambda p: column.index(self.symbols[POSITIONS.index(p)])
         )
-        self.progress = 0  # keys lit in the right order so far
-        self.scored = 0  # keys lit at the last correct press (the authors' score)
+        self.progress = 0  # keys pressed in the right order so far
+        self.scored = 0  # keys in order at the last correct press (the authors' score)
 
     @classmethod
     def generate(cls, rng: random.Random, columns: int = 6) -> dict[str, Any]:
@@ -139,10 +147,15 @@ class KeypadModule(PuzzleModule):
         return manual_page(self.table)
 
     def actions(self) -> list[str]:
-        return [] if self.solved else [action_for(p) for p in POSITIONS]
+        return [] if self.solved else self.action_vocabulary()
 
     def action_vocabulary(self) -> list[str]:
-        return [action_for(p) for p in POSITIONS]
+        return [action_for(p) for p in ACTION_ORDER]
+
+    @property
+    def lights(self) -> bool:
+        """Keys pressed in order light up (ours); the authors' keys show nothing."""
+        return bool(self.options.get("keypad_lights"))
 
     def apply(self, action: str, clock: float) -> ActionResult:
         if self.solved:
@@ -156,12 +169,13 @@ class KeypadModule(PuzzleModule):
             self.scored = self.progress
             if self.solved:
                 return ActionResult(
-                    f"The {label} key lights up. All four keys are lit: the module is disarmed."
+                    f"The {label} key was the next one. All four keys are pressed in order: the module "
+                    "is disarmed."
                 )
-            return ActionResult(f"The {label} key lights up ({self.progress} of 4 lit).")
+            return ActionResult(f"The {label} key was the next one ({self.progress} of 4 in order).")
         self.progress = 0
         return ActionResult(
-            f"Strike! The {label} key was not the next one; all keys went dark.", mistake=True
+            f"Strike! The {label} key was not the next one; the sequence starts again.", mistake=True
         )
 
     @property
@@ -189,14 +203,24 @@ class KeypadModule(PuzzleModule):
                 outline=draw.PANEL_EDGE,
                 width=3,
             )
-            draw.lamp(d, (bx + size // 2, by + 16), 8, draw.LIGHT_SOLVED if position in lit else None)
+            if self.lights:
+                draw.lamp(d, (bx + size // 2, by + 16), 8, draw.LIGHT_SOLVED if position in lit else None)
             draw_centered_text(d, (bx + size / 2, by + size / 2 + 12), self.symbols[i], glyph_font, draw.INK)
         return image
 
     def describe(self, clock: float) -> str:
+        """What the solver sees: the symbols, and the lit keys only when keys light up (ours)."""
         keys = ", ".join(f"{p.replace('_', ' ')} {s}" for p, s in zip(POSITIONS, self.symbols, strict=True))
+        if self.solved:
+            return f"Keypad symbols: {keys}. The module is disarmed."
+        if not self.lights:
+            return f"Keypad symbols: {keys}."
         lit = ", ".join(p.replace("_", " ") for p in self.order[: self.progress]) or "none"
         return f"Keypad symbols: {keys}. Lit keys: {lit}."
+
+    def state_key(self, clock: float) -> str:
+        # a repeated mistake is one made at the same point of the sequence, seen or not
+        return f"{self.describe(clock)} progress={self.progress}"
 
     def oracle_actions(self, clock: float) -> list[str]:
         return [action_for(p) for p in self.order[self.progress :]]

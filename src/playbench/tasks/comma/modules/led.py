@@ -9,6 +9,8 @@ the letters change at every stage. The generator guarantees at least one correct
 Choices (README): the LEDs sit in a row at the top, one per stage; finished stages and the current
 one are lit in their own colour (finished ones marked "done"), later stages are dark. A wrong press
 is a strike and the stage stays (the paper names no reset). Partial score: stages completed / stages.
+The actions are listed in the authors' order: top left, top right, bottom right, bottom left (it
+decides which one a line naming several carries out).
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from playbench.tasks.comma import draw
 from playbench.tasks.comma.module import ActionResult, PuzzleModule
 
 MULTIPLIERS: dict[str, int] = {"red": 2, "green": 3, "blue": 4, "yellow": 5, "purple": 6, "orange": 7}
-POSITIONS: tuple[str, ...] = ("top_left", "top_right", "bottom_left", "bottom_right")
+POSITIONS: tuple[str, ...] = ("top_left", "top_right", "bottom_left", "bottom_right")  # params order
+# the actions in the authors' order (their module's dict), clockwise from the top left
+ACTION_ORDER: tuple[str, ...] = ("top_left", "top_right", "bottom_right", "bottom_left")
 OPPOSITE: dict[int, int] = {0: 3, 1: 2, 2: 1, 3: 0}
 MIN_STAGES, MAX_STAGES = 2, 5
 
@@ -92,10 +96,10 @@ class LedModule(PuzzleModule):
         )
 
     def actions(self) -> list[str]:
-        return [] if self.solved else [action_for(p) for p in POSITIONS]
+        return [] if self.solved else self.action_vocabulary()
 
     def action_vocabulary(self) -> list[str]:
-        return [action_for(p) for p in POSITIONS]
+        return [action_for(p) for p in ACTION_ORDER]
 
     def _correct(self) -> list[int]:
         return correct_positions(self.letters[self.stage], MULTIPLIERS[self.colors[self.stage]])

@@ -9,7 +9,8 @@ new random digit after every press, right or wrong, and the labels stay where th
 whole module; ours are a permutation drawn per instance. The digits come from a seed of the
 instance and the number of presses so far, so a run is reproducible. Partial score, as the
 authors' `get_score`: the stages completed at the last correct press / 5 (a strike does not take
-it away, a later correct press sets it again).
+it away, a later correct press sets it again). The actions are the authors': `press_N` presses the
+button *labelled* N (wherever it sits), listed by label, `press_1` to `press_4`.
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ def rule_text(kind: str, arg: int) -> str:
     return f"press the button with the same label as the one you pressed in stage {arg}"
 
 
-def action_for(position: int) -> str:
-    return f"press_position_{position}"
+def action_for(label: int) -> str:
+    """The authors' action name for the button labelled `label`."""
+    return f"press_{label}"
 
 
 class MemoryModule(PuzzleModule):
@@ -102,10 +104,10 @@ class MemoryModule(PuzzleModule):
         return "\n".join(lines)
 
     def actions(self) -> list[str]:
-        return [] if self.solved else [action_for(p) for p in range(1, 5)]
+        return [] if self.solved else self.action_vocabulary()
 
     def action_vocabulary(self) -> list[str]:
-        return [action_for(p) for p in range(1, 5)]
+        return [action_for(label) for label in range(1, 5)]  # the authors' order: by label
 
     def correct_position(self) -> int:
         """The position (1-4) the manual requires in the current stage."""
@@ -122,10 +124,10 @@ class MemoryModule(PuzzleModule):
     def apply(self, action: str, clock: float) -> ActionResult:
         if self.solved:
             return ActionResult("The module is already disarmed.", changed=False)
-        position = next((p for p in range(1, 5) if action_for(p) == action), None)
-        if position is None:
+        label = next((n for n in range(1, 5) if action_for(n) == action), None)
+        if label is None:
             return ActionResult(f"'{action}' is not an action of this module.", changed=False)
-        label = self.labels[position - 1]
+        position = self.labels.index(label) + 1
         right = position == self.correct_position()
         self.presses += 1
         self.display = self._digit(self.presses)  # a new digit after every press, right or wrong
@@ -190,14 +192,15 @@ class MemoryModule(PuzzleModule):
         )
 
     def oracle_actions(self, clock: float) -> list[str]:
-        return [] if self.solved else [action_for(self.correct_position())]
+        return [] if self.solved else [action_for(self.labels[self.correct_position() - 1])]
 
     def oracle_instruction(self, clock: float) -> str:
         if self.solved:
             return "The module is disarmed; nothing more to do."
         kind, arg = RULES[self.stage][self.display]
         position = self.correct_position()
+        label = self.labels[position - 1]
         return (
             f"Stage {self.stage}, display {self.display}: {rule_text(kind, arg)}. "
-            f"That is position {position}:\n{action_for(position)}"
+            f"That is position {position}, the button labelled {label}:\n{action_for(label)}"
         )

@@ -2,7 +2,9 @@
 
 Exactly one combination of the slots' letters spells a word of the manual's list; set it and press
 submit. Submitting anything else is a strike. The solver sees only the letter each slot shows now
-and must cycle a slot (its up or down button) to see its other letters.
+and must cycle a slot (its up or down button) to see its other letters. The actions are the
+authors': `up_button_N` and `down_button_N` for slot N (1-5, left to right), listed slot by slot
+(up, then down), then `submit`.
 """
 
 from __future__ import annotations
@@ -96,10 +98,9 @@ class PasswordModule(PuzzleModule):
         return MANUAL
 
     def actions(self) -> list[str]:
+        # the authors' names and order: up_button_1, down_button_1, up_button_2, ..., submit
         slots = range(1, SLOTS + 1)
-        return (
-            [f"press_up_button_{i}" for i in slots] + [f"press_down_button_{i}" for i in slots] + ["submit"]
-        )
+        return [name for i in slots for name in (f"up_button_{i}", f"down_button_{i}")] + ["submit"]
 
     @property
     def current_word(self) -> str:
@@ -117,7 +118,7 @@ class PasswordModule(PuzzleModule):
             return ActionResult(
                 f"You submitted {self.current_word}. Strike: that is not the password.", mistake=True
             )
-        direction, slot = action.removeprefix("press_").split("_button_")
+        direction, slot = action.split("_button_")
         index = int(slot) - 1
         step = 1 if direction == "up" else -1
         self.shown[index] = (self.shown[index] + step) % CYCLE
@@ -170,7 +171,7 @@ class PasswordModule(PuzzleModule):
         for i, (start, letter) in enumerate(zip(self.starts, self.answer, strict=True), 1):
             offset = (cycle_letters(start).index(letter) - self.shown[i - 1]) % CYCLE
             if offset == 1:
-                lines.append(f"press_up_button_{i}")
+                lines.append(f"up_button_{i}")
             elif offset == CYCLE - 1:
-                lines.append(f"press_down_button_{i}")
+                lines.append(f"down_button_{i}")
         return [*lines, "submit"]
