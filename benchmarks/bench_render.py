@@ -3,10 +3,10 @@
     .venv/bin/python benchmarks/bench_render.py [--frames N]
 
 Prints the median time of one frame of a 4x4 board with 12 geoms, PNG bytes included: the 3D
-renderer at the default `image_size` 512 (a 512x384 frame, the original's 4:3; target <= 15 ms,
-set for a 512x512 frame, so it is also measured at 512x512 pixels' worth, 592x444), the 3D
-renderer at the original's resolution 1200x900 (no target, for reference), and the 2D renderer at
-512 (target <= 10 ms). Every frame shows a new state, so no cache helps. Beside the wall-clock
+renderer at `image_size` 512 (a 512x384 frame, the original's 4:3; target <= 15 ms, set for a
+512x512 frame, so it is also measured at 512x512 pixels' worth, 592x444), the 3D renderer at the
+original's resolution 1200x900 (the paper protocol's default since the second audit; no target, for
+reference), and the 2D renderer at 512 (target <= 10 ms). Every frame shows a new state, so no cache helps. Beside the wall-clock
 median it prints the median CPU time of the process (all threads, so Mesa's llvmpipe workers
 count): when other programs share the cores, wall time grows but CPU time stays near the real
 cost. The renderers take turns frame by frame, and each figure is also given as a ratio to the 2D

@@ -71,3 +71,34 @@ def test_effective_moves_reduce_distance_by_one():
     d = task.distance
     res = task.step(task.oracle_action("player"))
     assert res.validity is Validity.EFFECTIVE and task.distance == d - 1 == res.info["distance"]
+
+
+def test_runs_reports_and_figures_take_episodes_without_a_step_deviation(tmp_path):
+    from playbench.cli import main
+    from playbench.report.tables import load_run, write_report
+    from playbench.tasks.ivispar.plots import make_plots
+
+    # one action against optimal lengths of 2 and more: no episode has a step deviation
+    for name, extra in (("short", ["--set", "max_steps=1"]), ("full", [])):
+        out = tmp_path / name
+        argv = ["run", "ivispar/sgp", "--agent", "oracle", "--episodes", "3", "--out", str(out), *extra]
+        assert main(argv) == 0
+    short, full = load_run(tmp_path / "short"), load_run(tmp_path / "full")
+    assert all(r["metrics"]["step_deviation"] is None for r in short["records"])
+    assert all(r["metrics"]["step_deviation"] == 0 for r in full["records"])
+    (entry,) = short["summary"]["tasks"].values()
+    assert "step_deviation" not in entry["metrics"]  # no value to average
+    assert entry["extra"]["episodes_without_step_deviation"] == 3
+    assert all(c["mean_step_deviation"] is None for c in entry["extra"]["by_cell"])
+    (entry,) = full["summary"]["tasks"].values()
+    assert entry["metrics"]["step_deviation"]["n"] == 3 and entry["metrics"]["step_deviation"]["value"] == 0
+    assert entry["extra"]["episodes_without_step_deviation"] == 0
+    for runs in ([short], [short, full]):
+        paths = make_plots(runs, tmp_path / f"plots{len(runs)}")
+        # `guarded` would swallow a figure that raised: every SGP figure must be there
+        names = {p.name for p in paths}
+        assert {"ivispar_success_deviation.png", "ivispar_action_classes.png"} <= names
+        assert any(n.startswith("ivispar_heatmap_") for n in names)
+        written = write_report(runs, tmp_path / f"report{len(runs)}")
+        markdown = next(p for p in written if p.name == "report.md").read_text()
+        assert "episodes_without_step_deviation" in markdown

@@ -13,6 +13,7 @@ import pytest
 
 from playbench.cli import main
 from playbench.core.errors import ConfigError
+from playbench.core.metrics import aggregate_metrics
 from playbench.core.registry import make_task
 from playbench.core.task import instance_set_digest
 from playbench.core.types import Validity
@@ -323,9 +324,43 @@ def test_step_deviation_is_the_distance_after_as_many_actions_as_the_optimal_pat
     m = task.outcome().metrics
     assert task.outcome().success and m["optimal_steps"] == 3
     assert m["step_deviation"] == 2 and m["final_distance"] == 0 and m["min_distance"] == 0
-    # an episode that ends before L actions: the distance at its end
+    # an episode of fewer than L actions has none, as the original's spl_value: solved in two
+    # replies by a repeated move ...
+    early = played("action: move red cube up 2", "action: move blue sphere left")
+    out = early.outcome()
+    assert out.success and out.steps == 2 and out.metrics["optimal_steps"] == 3
+    assert out.metrics["step_deviation"] is None and out.metrics["final_distance"] == 0
+    # ... or cut by a cap below L
     short = played("action: move red cube up", "nonsense", max_steps=2)
-    assert short.outcome().metrics["step_deviation"] == short.outcome().metrics["final_distance"] == 2
+    assert short.done and short.outcome().metrics["step_deviation"] is None
+    assert short.outcome().metrics["final_distance"] == 2
+    # exactly L actions: the distance after them
+    exact = played("action: move red cube up 2", "nonsense", "nonsense")
+    assert exact.outcome().metrics["step_deviation"] == 1
+
+
+def test_episodes_without_a_step_deviation_are_left_out_of_the_means_and_counted():
+    def record(*replies: str) -> dict:
+        out = played(*replies, max_steps=3).outcome()
+        return {"success": out.success, "steps": out.steps, "metrics": out.metrics}
+
+    episodes = [
+        record("action: move red cube up 2", "action: move blue sphere left"),  # solved early: none
+        record("nonsense", "nonsense", "nonsense"),  # 3 after 3 actions
+        record("action: move red cube up", "nonsense", "nonsense"),  # 2 after 3 actions
+    ]
+    assert [e["metrics"]["step_deviation"] for e in episodes] == [None, 3, 2]
+    summary = SlidingGeomTask().summarize(episodes)
+    assert summary["episodes_without_step_deviation"] == 1
+    (cell,) = summary["by_cell"]
+    assert cell["n"] == 3 and cell["mean_step_deviation"] == 2.5  # (3 + 2) / 2, not (0 + 3 + 2) / 3
+    assert cell["mean_final_distance"] == pytest.approx(5 / 3)
+    alone = SlidingGeomTask().summarize(episodes[:1])
+    assert alone["episodes_without_step_deviation"] == 1
+    assert alone["by_cell"][0]["mean_step_deviation"] is None
+    # the generic aggregate (summary.json, the preset's Table 2) takes the same mean over n = 2
+    stat = aggregate_metrics([e["metrics"] for e in episodes])["step_deviation"]
+    assert stat["n"] == 2 and stat["value"] == 2.5
 
 
 def test_the_oracle_has_no_deviation_and_the_originals_random_sequences_have_the_audited_one(boards):
@@ -357,6 +392,12 @@ def test_vision_observations_follow_the_originals_order():
     parts = task.observe("player").parts
     kinds = [getattr(p, "label", None) or p.text.split(":")[0].split("\n")[0] for p in parts]
     assert kinds == ["past", "Action", "past", "Action", "goal", "current", "## The images"]
-    assert parts[1].text == "Action: (no valid action found)"
+    # the original's note for a reply without a command, as its cleaning leaves it (no period)
+    assert parts[1].text == "Action: No valid action found"
     assert parts[3].text == f"Action: {move.removeprefix('action: ')}"
     assert "label active and a blue background" in parts[-1].text
+    text = make_task("ivispar/sgp")
+    text.reset(paper_boards()[3])
+    text.step("I would move something up.")
+    assert "Previous action 1: No valid action found\n" in text.observe("player").text
+    assert "(no valid action found)" not in text.observe("player").text

@@ -130,3 +130,20 @@ def test_text_modality_has_no_images(setup):
     inst, actions = setup
     obs = play(make_task("ivispar/sgp"), inst, actions)
     assert obs.images == []
+
+
+@pytest.mark.parametrize(
+    "task_id",
+    ["ivispar/sgp-2d", "ivispar/sgp-3d", "ivispar/board-inference-2d", "ivispar/board-inference-3d"],
+)
+def test_the_default_frames_are_the_originals_1200_by_900(task_id):
+    # the original's agents send 1200x900 images (simulator screenshots; render_2D.py's 12 x 9 inch
+    # figure at 100 dpi); 512 stays available as an option
+    task = make_task(task_id)
+    assert task.config.image_size == 1200
+    task.reset(task.instances(1, 0)[0])
+    images = task.observe("player").images
+    assert images and all(decode(im.png).size == (1200, 900) for im in images)
+    small = make_task(task_id, image_size=512)
+    small.reset(small.instances(1, 0)[0])
+    assert all(decode(im.png).size == (512, 384) for im in small.observe("player").images)

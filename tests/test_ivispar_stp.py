@@ -484,10 +484,13 @@ def test_summarize_groups_by_length():
             "optimal_steps": 2,
             "n": 2,
             "success_rate": 0.5,
-            "mean_step_deviation": 1.5,
+            # the second episode has one action of an optimal 2: no step deviation, left out
+            "mean_step_deviation": 0.0,
             "mean_final_distance": 1.5,
         }
     ]
+    assert [e["metrics"]["step_deviation"] for e in episodes] == [0, None]
+    assert summary["episodes_without_step_deviation"] == 1
     assert summary["by_length_band"][0]["optimal_steps"] == "1-10"
     assert summary["actions_per_episode"]["actions_effective"] == 1.0
     assert task.summarize([]) == {}

@@ -34,7 +34,13 @@ from playbench.tasks.ivispar.inference_scoring import (
     solution_line,
 )
 from playbench.tasks.ivispar.model_side import ivispar_model_side
-from playbench.tasks.ivispar.schema import BoardSize, GeomSpec, SGPConfig, SGPInstance
+from playbench.tasks.ivispar.schema import (
+    ORIGINAL_IMAGE_WIDTH,
+    BoardSize,
+    GeomSpec,
+    SGPConfig,
+    SGPInstance,
+)
 
 TASK_NAME = "ivispar/board-inference"
 RANDOM_LISTINGS = 20  # board listings offered as legal actions (the random baseline's choices)
@@ -67,7 +73,7 @@ class BoardInferenceConfig(TaskConfig):
     num_geoms: int | None = None
     optimal_length: int | None = None
     labels: bool = True
-    image_size: int = Field(512, ge=96, le=4096)
+    image_size: int = Field(ORIGINAL_IMAGE_WIDTH, ge=96, le=4096)
     extra_facts: bool = False  # state our facts the paper's prompt omits (label places, glyphs, ...)
 
     @field_validator("colors", "shapes", mode="before")

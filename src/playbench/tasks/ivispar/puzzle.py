@@ -24,6 +24,10 @@ from playbench.tasks.ivispar.model_side import ivispar_model_side
 
 State = tuple[int, ...]
 
+# What the original shows as the past action of a reply it found no command in: its agent's
+# fixed note, after the cleaning every command goes through (which drops the final period).
+NO_ACTION_NOTE = "No valid action found"
+
 
 class DistanceOracle(Protocol):
     def distance(self, state: Any) -> int: ...
@@ -135,8 +139,9 @@ class SlidingPuzzleTask(EpisodeTask):
     def _on_parse_error(self, error: ParseError) -> StepResult:
         self._counts["actions_illegal"] += 1
         if self.config.parser == "paper":
-            # the original shows the model a fixed note in place of an action it could not find
-            self._unread = "(no valid action found)"
+            # the original shows the model a fixed note in place of an action it could not find,
+            # cleaned as every command is (so without its final period)
+            self._unread = NO_ACTION_NOTE
         else:
             self._unread = f"'{error.snippet}' (not a valid move)" if error.snippet else "(no move given)"
         return super()._on_parse_error(error)
@@ -258,11 +263,13 @@ class SlidingPuzzleTask(EpisodeTask):
         return [d - (d0 - t) for t, d in enumerate(self._dists)]
 
     @property
-    def step_deviation(self) -> int:
+    def step_deviation(self) -> int | None:
         """The paper's "step deviation": the distance left after L actions, L = d(s_0) (the
-        original's `evaluate_episodes_sgp.py`, `check_spl_at_episode_total_shortest_path_length`),
-        or at the end of an episode that ended before L actions."""
-        return self._dists[min(self._dists[0], len(self._dists) - 1)]
+        original's `evaluate_episodes_sgp.py`, `check_spl_at_episode_total_shortest_path_length`).
+        None for an episode of fewer than L actions (solved early by repeated moves, or cut by a
+        smaller cap): the original has no value there and its means leave the episode out."""
+        length = self._dists[0]
+        return self._dists[length] if length < len(self._dists) else None
 
     def _outcome(self) -> EpisodeResult:
         regret = self.regret()

@@ -33,6 +33,9 @@ from playbench.tasks.ivispar.board import (
 DEFAULT_GEOMS = tuple(range(2, 12))  # the paper's dataset: 2..11 geoms
 DEFAULT_LENGTHS = tuple(range(2, 12))  # and shortest paths of 2..11 moves
 DEFAULT_REPS = 3
+# The original's frame width: its agents send 1200x900 images (the simulator's screenshots, and
+# `render_2D.py`'s 12 x 9 inch figure at 100 dpi); `image_size` is the width, the height 3/4 of it.
+ORIGINAL_IMAGE_WIDTH = 1200
 Parser = Literal["paper", "lenient"]
 
 
@@ -114,7 +117,7 @@ class SGPConfig(TaskConfig):
     interference: int = Field(0, ge=0, le=100)
     optimal_length: int | None = None
     labels: bool = True
-    image_size: int = Field(512, ge=96, le=4096)
+    image_size: int = Field(ORIGINAL_IMAGE_WIDTH, ge=96, le=4096)
     # RGB of any vocabulary colour in the images, e.g. {"red": [200, 40, 40]}; names stay the words
     # of the action grammar, the paper's free choice of RGB values is this mapping.
     color_rgb: dict[str, list[int]] = Field(default_factory=dict)

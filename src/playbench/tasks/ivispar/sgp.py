@@ -302,6 +302,7 @@ class SlidingGeomTask(SlidingPuzzleTask):
         return {
             "regret_curve": summaries.regret_curve(rows),
             "actions_per_episode": summaries.actions_per_episode(rows, COUNTERS),
+            "episodes_without_step_deviation": summaries.without_step_deviation(rows),
             "by_cell": [{"num_geoms": g, "optimal_steps": L, **stats(v)} for (g, L), v in cells.items()],
             "by_num_geoms": [{"num_geoms": g, **stats(v)} for g, v in by_geoms.items()],
             "by_optimal_steps": [{"optimal_steps": L, **stats(v)} for L, v in by_length.items()],

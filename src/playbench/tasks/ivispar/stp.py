@@ -185,6 +185,7 @@ class SlidingTileTask(SlidingPuzzleTask):
         return {
             "regret_curve": summaries.regret_curve(rows),
             "actions_per_episode": summaries.actions_per_episode(rows, COUNTERS),
+            "episodes_without_step_deviation": summaries.without_step_deviation(rows),
             "by_optimal_steps": [
                 {"optimal_steps": L, **stats(v)}
                 for L, v in summaries.grouped(rows, lambda e: e["metrics"]["optimal_steps"]).items()

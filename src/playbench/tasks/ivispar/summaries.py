@@ -34,12 +34,21 @@ def regret_curve(rows: list[Episode]) -> dict[str, list]:
 
 
 def outcome_stats(items: list[Episode]) -> dict[str, Any]:
+    """Success rate, mean step deviation and mean final distance of a group. Episodes without a
+    step deviation (fewer actions than the optimal length) are left out of its mean, as the
+    original's means leave out its missing values; None when no episode of the group has one."""
+    deviations = [d for e in items if (d := e["metrics"].get("step_deviation")) is not None]
     return {
         "n": len(items),
         "success_rate": fmean(bool(e.get("success")) for e in items),
-        "mean_step_deviation": fmean(e["metrics"].get("step_deviation", 0) for e in items),
+        "mean_step_deviation": fmean(deviations) if deviations else None,
         "mean_final_distance": fmean(e["metrics"].get("final_distance", 0) for e in items),
     }
+
+
+def without_step_deviation(rows: list[Episode]) -> int:
+    """Episodes that have no step deviation (fewer actions than their optimal length)."""
+    return sum(1 for e in rows if e["metrics"].get("step_deviation") is None)
 
 
 def grouped(rows: list[Episode], key: Callable[[Episode], Any]) -> dict[Any, list[Episode]]:
