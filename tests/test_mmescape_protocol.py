@@ -16,7 +16,7 @@ from test_mmescape_world import room_instance
 from playbench.core.registry import make_task
 from playbench.core.types import ImagePart, Validity
 from playbench.tasks.mmescape.actions import ParseError, RangeError, parse_original
-from playbench.tasks.mmescape.engine import T_MOVED, T_NOTHING, T_TOO_FAR
+from playbench.tasks.mmescape.engine import T_MOVED, T_NO_RESPONSE, T_NOTHING, T_TOO_FAR
 from playbench.tasks.mmescape.task import EscapeTask
 
 
@@ -145,6 +145,46 @@ def test_out_of_reach_rationale_less_and_answered_in_the_replys_order():
     assert task2.outcome().metrics["grab_attempts"] == 2  # the ignored grab is still an attempt
 
 
+def test_a_read_of_the_exit_or_a_box_answers_as_that_object_from_anywhere():
+    """The original's read goes through the grab's interaction (src/Game.py get_action ->
+    src/BaseGame.py interaction), where the door and the boxes come before the bag check; it passes
+    no key and no code, and nothing measures distance or view."""
+    far = (3.0, 7.5, 180.0, 0.0)  # 7.5 m from the door, facing away from it
+    one = started("level-1", start=far)
+    r = one.step('{"read": "exit"}')
+    assert r.feedback == "After your last interaction you found:\nYou found the exit door and got out!"
+    assert one.state()["escaped"] and one.done and one.outcome().termination == "goal_reached"
+    m = one.outcome().metrics
+    assert m["grab_attempts"] == 0 and m["grab_successes"] == 0 and m["rooms_escaped"] == 1
+    two = started(start=far)
+    r = two.step('{"read": "exit", "rationale": "what is that door"}')
+    assert r.feedback.startswith("After your last interaction you found:\nThis door looks like the way out;")
+    assert "it opens with a key." in r.feedback and not two.state()["escaped"]
+    spots = [(3.0, 0.42, 1.2), (4.5, 0.0, 1.0)]
+    three = started("level-3-note-key", start=far, spots=spots)
+    r = three.step('{"read": "box_1"}')
+    assert r.feedback == "After your last interaction you found:\nA box that seems to open with a password."
+    assert three.state()["opened"] == [] and three.state()["bag"] == []
+    # another item of the game: not in the bag; an id the game does not know: no response at all
+    r = three.step('{"read": "note_1"}')
+    assert "You do not have note_1 in your bag" in r.feedback
+    assert three.step('{"read": "the door"}').feedback == T_NO_RESPONSE
+    hinted = started("level-3-note-key", start=far, spots=spots, hint="original")
+    assert "you need to find its password" in hinted.step('{"read": "box_1"}').feedback
+    # read_scope=bag: the paper's definition of read (an item in the bag) for every id
+    bag = started("level-1", start=far, read_scope="bag")
+    r = bag.step('{"read": "exit"}')
+    assert "You do not have exit in your bag" in r.feedback and not bag.state()["escaped"]
+    bag3 = started("level-3-note-key", start=far, spots=spots, read_scope="bag")
+    assert "You do not have box_1 in your bag" in bag3.step('{"read": "box_1"}').feedback
+    # several rooms: `exit` is the exit of the room the player is in, as the original reloads its
+    # game per room
+    rooms = make_task("mmescape/multi-room", rooms="level-1,level-1")
+    rooms.reset(rooms.instances(1, 0)[0])
+    assert rooms.step('{"read": "exit"}').info["opened"] == ["exit:0"] and not rooms.state()["escaped"]
+    assert rooms.step('{"read": "exit"}').info["opened"] == ["exit:1"] and rooms.state()["escaped"]
+
+
 def test_an_unusable_reply_is_asked_again_without_a_step_and_five_end_the_game():
     task = started()
     before = task.observe("player")
@@ -161,8 +201,19 @@ def test_an_unusable_reply_is_asked_again_without_a_step_and_five_end_the_game()
     r = task.step('```json\n{"rationale": "go (left)"}\n```')  # their fence reader stops at "("
     assert r.validity == Validity.UNPARSEABLE and task.done
     out = task.outcome()
-    assert out.termination == "mistake_limit" and not out.success and out.steps == 1
+    assert out.termination == "mistake_limit" and not out.success and task.steps == 1
+    # the paper's tables put such a game at the level's cap; the actions taken are their own metric
+    assert out.steps == task.max_steps == 75 and out.metrics["steps_taken"] == 1
+    assert out.metrics["grab_ratio"] == 0.0  # per action taken
     assert out.metrics["unparseable_actions"] == 5 and out.metrics["invalid_actions"] == 4
+    # a game that ends otherwise scores the actions taken
+    capped = started(max_steps=2)
+    capped.step('{"rotate_right": 30, "rationale": "look"}')
+    capped.step("not json")  # asked again: not a step
+    capped.step('{"grab": true, "rationale": "what is here"}')
+    out = capped.outcome()
+    assert out.termination == "step_cap" and out.steps == out.metrics["steps_taken"] == 2
+    assert out.metrics["grab_ratio"] == 0.5
 
 
 def test_the_original_reply_reader():

@@ -124,12 +124,17 @@ class Rules:
         grab: str = "centre",
         texts: str = "playbench",
         hint: str = "none",
+        read_scope: str = "original",
     ) -> None:
         self.world = world
         self.view = view
         self.grab_rule = grab
         self.texts = texts
         self.hint = hint  # "original": the original's --hint box messages
+        # texts="original": what `read` reaches. "original": as the original, `exit` and a box id
+        # answer as that door or box does to a grab without a key or code (from anywhere); "bag":
+        # the paper's definition, only items in the bag
+        self.read_scope = read_scope
         self.inst = world.inst
         self._casters: dict[geo.VisualState, geo.RayCaster] = {}
         self._obstacles: dict[geo.VisualState, list[geo.Obstacle]] = {}
@@ -297,7 +302,7 @@ class Rules:
                 if near:
                     parts = []
                     for i, eid in enumerate(near):
-                        text = self._interact_original(state, eid, action, out)
+                        text = self._interact_original(state, eid, action.use_item_id, action.input, out)
                         parts.append(text)
                         desc += f"Interaction {i + 1} triggered, and it returned: {text}\n"
                         out.targets.append(eid)
@@ -367,12 +372,13 @@ class Rules:
         if item.type == "paper":  # the original names a note's numbers as soon as it is in the bag
             state.known.update(c for c in item.contents if c in self.items)
 
-    def _interact_original(self, state: GameState, eid: int, action: Action, out: Outcome) -> str:
+    def _interact_original(
+        self, state: GameState, eid: int, used: str | None, typed: str | None, out: Outcome
+    ) -> str:
+        """The original's answer of object `eid` to an interaction with item `used` and input `typed`."""
         ent = self.world.entities[eid]
-        used = action.use_item_id
         if used and used not in state.bag:
             return f"You do not have {used} in your bag; explore the room further."
-        typed = action.input
         if ent.kind == "door":
             assert isinstance(ent.ref, int)
             k = ent.ref
@@ -438,12 +444,24 @@ class Rules:
 
     def _read_original(self, state: GameState, item_id: str, out: Outcome) -> str | None:
         """The original's read: the item's description and what is written on it; None for an id
-        the game does not know (their code skips it)."""
+        the game does not know (their code skips it). Their read goes through the same interaction
+        as a grab, and the door and boxes come before the bag check there: `exit` and a box id are
+        answered as that door or box answers a grab without a key or code, wherever the player
+        stands (so `exit` opens a door that opens by interaction). `read_scope="bag"` keeps to the
+        paper's definition (an item in the bag) and answers every other id as not in the bag."""
         item = self.items.get(item_id)
-        if item is None:
-            return None
+        if self.read_scope == "original":
+            eid = self._read_target(state, item_id, item)
+            if eid is not None:
+                out.read = item_id
+                grab_success = out.grab_success  # a read is no grab, whatever it opens
+                text = self._interact_original(state, eid, None, None, out)
+                out.grab_success = grab_success
+                return text
+            if item is None:
+                return None
         out.read = item_id
-        if item_id not in state.bag:
+        if item is None or item_id not in state.bag:
             return f"You do not have {item_id} in your bag; explore the room further."
         text = self.describe(item_id)
         if item.type == "paper":
@@ -453,6 +471,18 @@ class Rules:
             if item.story:
                 text += f"Part {len(codes) + 1} of the paper is a story: {item.text or ''}\n"
         return text
+
+    def _read_target(self, state: GameState, item_id: str, item: ChainItem | None) -> int | None:
+        """The object the original's read of `item_id` interacts with: the exit of the room the
+        player is in (the first room whose exit is still closed) or a box; None otherwise."""
+        if item_id == "exit":
+            closed = [k for k in range(len(self.inst.doors)) if k not in state.doors_open]
+            if not closed:
+                return None
+            return geo.DOOR_BASE + min(closed, key=lambda k: self.inst.doors[k].room)
+        if item is not None and item.type == "box":
+            return self.world.item_entity.get(item_id)
+        return None
 
     def _open_door(self, state: GameState, k: int, out: Outcome) -> None:
         state.doors_open.add(k)

@@ -79,8 +79,11 @@ PAPER_LEVELS: dict[str, PaperLevel] = {
             "paper-level-3-key-note", "level3_key_first", "level3_key_first", 100, "Difficulty-3 (key-note)"
         ),
         # level 3.5 has no scenes of its own: its chain (a visible key opens a box holding the door's
-        # key) needs a visible key and a box, which is what the key-first scenes hold
-        PaperLevel("paper-level-3.5", "level3.5", "level3_key_first", 100, "Level 3.5 (two keys)"),
+        # key) needs a visible key and a box, which is what the key-first scenes hold. The authors'
+        # file, not a setting of the paper (no table reports it), so not in `mmescape/paper`
+        PaperLevel(
+            "paper-level-3.5", "level3.5", "level3_key_first", 100, "Level 3.5 (two keys)", paper=False
+        ),
         # the fork's level 4: the key-first chain in two-room houses, which the authors replaced at
         # their commit 7fc27f8 (not a setting of the paper)
         PaperLevel(

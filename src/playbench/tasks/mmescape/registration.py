@@ -13,7 +13,7 @@ TASK = "playbench.tasks.mmescape.task:EscapeTask"
 register(
     "mmescape/paper",
     TASK,
-    description="MM-Escape, every public scene of the paper (levels 1, 2, 3 note-key, 3 key-note, 3.5)",
+    description="MM-Escape, every public scene of the paper's settings (levels 1, 2, 3 note-key, 3 key-note)",
     default=False,
     fixed={"level": "paper"},
 )
@@ -44,7 +44,7 @@ register(
 register(
     "mmescape/paper-level-3.5",
     TASK,
-    description="MM-Escape level 3.5 (the authors' extension) in the key-first scenes: key_1 opens a box holding the door's key_2",
+    description="MM-Escape level 3.5 (the authors' extension, not a setting of the paper) in the key-first scenes: key_1 opens a box holding the door's key_2",
     default=False,
     fixed={"level": "paper-level-3.5"},
 )

@@ -80,6 +80,9 @@ class EscapeConfig(TaskConfig):
     red_dot: Literal["square", "disc"] | None = None
     visual_aids: bool | None = None
     hint: str = "none"
+    # texts="original": `read` of `exit` or a box id answers as that door or box (the original), or
+    # only items in the bag can be read (the paper's definition of `read`)
+    read_scope: Literal["original", "bag"] = "original"
     debrief: bool = True
     judge: bool = False
     judge_max_interactions: int = Field(default=30, ge=0, le=500)

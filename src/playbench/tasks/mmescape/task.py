@@ -256,7 +256,7 @@ class EscapeTask(EpisodeTask):
     def _begin(self, instance: EscapeInstance) -> None:
         cfg = self.config
         self._world = geo.build_world(instance, bool(cfg.visual_aids))
-        self._rules = Rules(self._world, self.view(), str(cfg.grab), str(cfg.texts), cfg.hint)
+        self._rules = Rules(self._world, self.view(), str(cfg.grab), str(cfg.texts), cfg.hint, cfg.read_scope)
         self._original = cfg.texts == "original"
         self._parse_reply = parse_original if cfg.parser == "original" else parse_action
         self._planner: Planner | None = None
@@ -729,8 +729,11 @@ class EscapeTask(EpisodeTask):
     # --- results -----------------------------------------------------------------------------
     def _outcome(self) -> EpisodeResult:
         inst = self.instance
-        steps = self._steps
+        steps = self._steps  # actions taken in the play phase
         escaped = self._state.escaped
+        # a game ended by unusable replies counts at the level's cap, as the paper's tables put every
+        # such game (0 % escapes at exactly 50 / 75 / 100 steps); the actions taken are `steps_taken`
+        scored_steps = self._play_cap() if self._termination == Termination.MISTAKE_LIMIT else steps
         props = [p for p in self._props if p in self._obtained]
         got = [p for p in self._key_props if p in self._obtained]
         no_grab_rate = 0.0 if self.config.paper_protocol else None
@@ -743,6 +746,7 @@ class EscapeTask(EpisodeTask):
             "grab_success_rate": self._grab_successes / self._grabs if self._grabs else no_grab_rate,
             "grab_success_rate_eval": self._eval_grab_success_rate(),
             "grab_ratio": self._grabs / steps if steps else 0.0,
+            "steps_taken": steps,
             "moving_distance": round(self._state.moved, 4),
             "optimal_distance": inst.optimal_distance,
             "optimal_steps": inst.optimal_steps,
@@ -767,7 +771,7 @@ class EscapeTask(EpisodeTask):
             metrics["consistency_rate"] = sum(verdicts) / len(verdicts) if verdicts else None
             metrics["judged_interactions"] = len(verdicts)
             metrics["judge_unparseable"] = judge.unreadable if judge else 0
-        return EpisodeResult(success=escaped, steps=steps, metrics=metrics)
+        return EpisodeResult(success=escaped, steps=scored_steps, metrics=metrics)
 
     def _eval_grab_success_rate(self) -> float:
         """Grab success rate as the authors' eval_rst.py computes it: an escape counts one success per
