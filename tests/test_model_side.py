@@ -389,3 +389,37 @@ def test_openrouter_is_a_named_openai_compatible_provider(tmp_path, monkeypatch)
         body = srv.requests[0]
     assert code == 0 and body["model"] == "anthropic/claude-sonnet-4.5"
     assert body["reasoning"] == {"max_tokens": 2048} and body["max_completion_tokens"] == 77 + 2048
+
+
+def test_the_dry_run_counts_a_declared_chat_window_including_all(tmp_path, capsys):
+    from playbench.runner.sweep import estimate
+
+    def planned(model):
+        args = [
+            "run",
+            "toy/declared",
+            "--agent",
+            "llm",
+            "--model",
+            model,
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+        ]
+        assert main([*args, "--episodes", "1", "--out", str(tmp_path / "dry"), "--dry-run", *extra]) == 0
+        return capsys.readouterr().out
+
+    extra = ["--history", "all"]
+    assert "toy/declared" in planned("openai:gpt-4o")  # "all" (as MM-Escape declares for most models) plans
+    from playbench.cli import build_parser, make_run_configs
+
+    def input_tokens(history):
+        ns = build_parser().parse_args(
+            ["run", "toy/declared", "--agent", "llm", "--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1",
+             "--episodes", "1", "--out", str(tmp_path / "e"), "--history", history]
+        )  # fmt: skip
+        (config,) = make_run_configs(ns)
+        return estimate(config)[0].input_tokens
+
+    none, two, every = input_tokens("0"), input_tokens("2"), input_tokens("all")
+    # 10 turns: alone 10 prompts; a window of 2: 1 + 2 + 3 * 8 = 27; every exchange: 1 + ... + 10 = 55
+    assert (round(two / none * 10), round(every / none * 10)) == (27, 55)

@@ -186,7 +186,11 @@ def _add_run_options(
     )
     g = run.add_argument_group("llm agent")
     g.add_argument(
-        "--history", type=int, default=None, help="past exchanges kept in the conversation (default 0)"
+        "--history",
+        type=_history,
+        default=None,
+        metavar="K|all",
+        help="earlier exchanges kept in a real chat; 'all' keeps every one (default: the paper's, else 0)",
     )
     g.add_argument("--no-cot", action="store_true", help="ask for the action line only, no reasoning")
     g.add_argument(
@@ -376,6 +380,15 @@ MODEL_FLAGS = (
     "image_format",
     "image_detail",
 )
+
+
+def _history(text: str) -> int | str:
+    if text.strip().lower() == "all":
+        return "all"
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or all (got {text!r})") from None
 
 
 def _max_tokens(text: str) -> int | str:

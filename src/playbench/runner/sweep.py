@@ -292,6 +292,7 @@ def estimate(config: Any) -> list[Estimate]:
     and for the missing ones the model calls, tokens and cost, measured from the run's own finished
     episodes where it has some, else bounded from the task's step cap and its first prompt."""
     from playbench.agents import AgentSpec
+    from playbench.agents.llm import read_model_options
     from playbench.core.registry import make_task
     from playbench.runner.reader import RunReader, record_key
     from playbench.runner.run import plan
@@ -344,9 +345,11 @@ def estimate(config: Any) -> list[Estimate]:
             if not spec.model:
                 continue
             turns = 1 if seat == "judge" else cap
-            history = int(spec.options.get("history") or 0)
+            # the chat window, as the agent reads it ("all" keeps every earlier exchange)
+            history = read_model_options({"history": spec.options.get("history") or 0}).history
             seat_calls = turns * (1 + (len(obs.images) if spec.options.get("captioner") else 0))
-            seat_in = turns * prompt * (1 + history)
+            # turn t sends itself and at most min(t - 1, history) earlier exchanges
+            seat_in = prompt * sum(1 + min(t - 1, history) for t in range(1, turns + 1))
             cap_out = spec.options.get("max_tokens")
             per_call = cap_out if isinstance(cap_out, int) and not isinstance(cap_out, bool) else 1024
             per_call += int(spec.options.get("reasoning_tokens") or 0)
