@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from abc import abstractmethod
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
@@ -89,9 +90,9 @@ class AnswerTask(TosTask):
                           reason=None if validity == Validity.EFFECTIVE else "format",
                           info={"phase": "answer", **scored})  # fmt: skip
 
+    @abstractmethod
     def _score_answer(self, text: str) -> dict[str, Any]:
-        """The answer's scores (`_detail`: a few words for the feedback)."""
-        raise NotImplementedError
+        """The answer's scores (`_detail`: a few words for the feedback); each answering task's own."""
 
 
 class QuestionTask(AnswerTask):
