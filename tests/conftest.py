@@ -5,11 +5,19 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+# A developer's own originals folder must not change what the tests see: every test starts with none
+# (an empty path under the test session's temporary folder); a test that wants clones sets its own.
+import os  # noqa: E402
+import tempfile  # noqa: E402
+
+os.environ["PLAYBENCH_ORIGINALS"] = str(Path(tempfile.gettempdir()) / "playbench-tests-no-originals")
+
 from playbench.core import registry  # noqa: E402
 
 if "toy/walk" not in registry._REGISTRY:
     registry.register("toy/walk", "toy:WalkTask", description="test-only task", default=False)
     registry.register("toy/declared", "toy:DeclaredWalkTask", description="test-only task", default=False)
+    registry.register("toy/texts", "toy:TextWalkTask", description="test-only task", default=False)
     registry.register("toy/relay", "toy:RelayTask", description="test-only two-role task", default=False)
     registry.register(
         "toy/consult", "toy:ConsultTask", description="test-only expert/solver/judge task", default=False

@@ -285,3 +285,54 @@ class EchoAgent:
                 return Action(text=spec.options.get("word", "left"))
 
         return _Echo()
+
+
+# --- a walk whose instruction and turn text come from an "original" repository's clone ----------------
+from playbench.core.original_texts import TextsOptions, fill, texts_source  # noqa: E402
+from playbench.core.originals import OriginalRepo, OriginalsUse, TextRef, register_original  # noqa: E402
+
+TOY_COMMIT = "0123456789abcdef0123456789abcdef01234567"
+TOY_TEXTS = (
+    TextRef("instructions", "agent/prompts.py", "INSTRUCTIONS"),
+    TextRef("turn", "agent/prompts.py", "Prompter.turn:text", "f-string: position, target"),
+)
+TOY_REPO = OriginalRepo(
+    name="toy-original",
+    url="https://example.invalid/toy-original",
+    commit=TOY_COMMIT,
+    suites=("toy",),
+    needs=("agent/prompts.py", "levels"),
+    texts=TOY_TEXTS,
+)
+register_original(TOY_REPO)
+
+
+class TextWalkConfig(WalkConfig, TextsOptions):
+    levels: str | None = None  # a folder of the clone (its default comes from the originals folder)
+
+
+class TextWalkTask(WalkTask):
+    """The walk, worded by the clone's texts when texts=original."""
+
+    Config = TextWalkConfig
+    originals = OriginalsUse(repo="toy-original", data={"levels": "levels"})
+
+    def preflight(self):
+        source = texts_source(self.config, self.originals)
+        if source is not None:
+            for ref in TOY_TEXTS:
+                source.text(ref)
+
+    def data_origin(self):
+        return "ours" if self.config.levels is None else "original@" + TOY_COMMIT[:7]
+
+    def _observe(self, role):
+        obs = super()._observe(role)
+        source = texts_source(self.config, self.originals)
+        if source is not None:
+            turn = fill(
+                source.text(TOY_TEXTS[1]), {"self.pos": self.pos, "target": self.instance.target}, "turn"
+            )
+            obs.parts = [TextPart(turn)]
+            obs.instructions = source.text(TOY_TEXTS[0])
+        return obs

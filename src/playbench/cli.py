@@ -127,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("suite", metavar="SUITE", help="a suite with a paper preset (playbench list)")
     _add_run_options(repro, agent_required=False)
 
+    from playbench.cli_originals import add_parser as add_originals_parser
+
+    add_originals_parser(sub)
+
     quick = sub.add_parser("quickstart", help="every task with the oracle and random agents, then a report")
     quick.add_argument("--episodes", type=int, default=10)
     quick.add_argument("--seed", type=int, default=0)
@@ -289,11 +293,29 @@ def _add_run_options(
 
 
 def cmd_digests() -> int:
+    """Each task id, its default set's size and digest (seed 0), and where the set comes from; a set read
+    from an authors' clone in the originals folder is checked against the digest its suite pins."""
+    from playbench.core.originals import get_repo, resolve_options
     from playbench.core.task import instance_set_digest
 
     for spec in all_specs():
-        instances = spec.make().instances(None, 0)
-        print(f"{spec.id}\t{len(instances)}\t{instance_set_digest(instances)}")
+        cls = spec.load_class()
+        options, _ = resolve_options(cls.originals, spec.options)
+        task = cls(**options)
+        instances = task.instances(None, 0)
+        digest = instance_set_digest(instances)
+        origin = task.data_origin()
+        row = [spec.id, str(len(instances)), digest, origin]
+        if cls.originals is not None and origin.startswith("original@") and "converted" not in origin:
+            pinned = get_repo(cls.originals.repo).digests.get(spec.id)
+            row.append(
+                "unpinned"
+                if pinned is None
+                else "pinned"
+                if pinned == digest
+                else f"DIFFERS from pinned {pinned}"
+            )
+        print("\t".join(row))
     return 0
 
 
@@ -563,13 +585,21 @@ def execute_with_progress(
 
 
 def print_model_side(configs: list[Any]) -> None:
-    """One line per distinct model side: which settings each model-driven seat gets, and from where."""
+    """Before a run: the notices of its plan (texts: ours when no clone is there), one line per distinct
+    model side (which settings each model-driven seat gets, and from where), and each task's fidelity
+    stamp (texts, data, model side)."""
+    from playbench.runner.fidelity import describe
     from playbench.runner.protocol import describe_settings
     from playbench.runner.run import plan_run
 
+    notices: list[str] = []
     lines: dict[str, list[str]] = {}
+    stamps: dict[str, list[str]] = {}
     for config in configs:
-        for task_id, record in plan_run(config).model_side.items():
+        plan = plan_run(config)
+        if plan.model_side:  # texts matter to a model; a baseline's run needs no notice
+            notices += [n for n in plan.notices if n not in notices]
+        for task_id, record in plan.model_side.items():
             for role, seat in record["seats"].items():
                 line = f"{seat['model']} as {role}: {describe_settings(seat['settings'])}"
                 if record.get("task_options"):
@@ -579,9 +609,17 @@ def print_model_side(configs: list[Any]) -> None:
                         + ")"
                     )
                 lines.setdefault(line, []).append(task_id)
+        for task_id, stamp in plan.fidelity.items():
+            if stamp.get("model_side") != "no model":  # what a model read; nothing to say for a baseline
+                stamps.setdefault(describe(stamp), []).append(task_id)
+    for notice in notices:
+        err_console.print(f"notice: {notice}", highlight=False, markup=False, style="yellow")
     for line, tasks in lines.items():
         shown = ", ".join(dict.fromkeys(tasks))
         err_console.print(f"model side of {shown}: {line}", highlight=False, markup=False)
+    for line, tasks in stamps.items():
+        shown = ", ".join(dict.fromkeys(tasks))
+        err_console.print(f"fidelity of {shown}: {line}", highlight=False, markup=False)
 
 
 def check_error_rate(value: float) -> float:
@@ -822,6 +860,10 @@ def cmd_reproduce(args: argparse.Namespace, argv: list[str]) -> int:
     print_model_side(configs)
     summaries = execute_with_progress(configs, argv=["playbench", *argv])
     runs = [load_run(c.out) for c in configs]
+    from playbench.report.model_side import fidelity_lines
+
+    for line in fidelity_lines(runs):  # what the tables below were measured with
+        print(f"fidelity: {line}")
     print_table(runs)
     out = configs[0].out if len(configs) == 1 else str(Path(configs[0].out).parent)
     paths = write_report(runs, out) + write_plots(runs, out)
@@ -986,6 +1028,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_serve(args)
         if args.command == "quickstart":
             return cmd_quickstart(args)
+        if args.command == "originals":
+            from playbench.cli_originals import cmd_originals
+
+            return cmd_originals(args)
     except ConfigError as exc:
         print(f"playbench: error: {exc}", file=sys.stderr)
         return 2

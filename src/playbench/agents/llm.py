@@ -202,7 +202,10 @@ class LLMAgent(Agent):
         bare = not self.cot and observation.role not in CONVERSATION_SEATS
         system = observation.instructions + (NO_COT_SUFFIX if bare else "")
         messages = [Message("system", [TextPart(system)])] if system.strip() else []
-        if self.history:
+        if observation.turns is not None:  # the task's own rebuilt conversation, as the original sent it
+            for turn in observation.turns:
+                messages.append(Message(turn.role, self.options.wire_images(list(turn.parts))))
+        elif self.history:
             for user, assistant in self.window:
                 messages.extend([user, assistant])
         messages.append(Message("user", self.options.wire_images(list(observation.parts))))
@@ -217,6 +220,6 @@ class LLMAgent(Agent):
         messages = self.build_messages(observation)
         response = await self.model.generate(messages, self.params)
         usage.add(response.usage)
-        if self.history:
+        if self.history and observation.turns is None:
             self.window.append((messages[-1], Message.text("assistant", response.text)))
         return Action(text=response.text, raw=response.text, usage=usage)

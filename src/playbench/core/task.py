@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from playbench.core.errors import ConfigError
 from playbench.core.model_side import ModelSide
+from playbench.core.originals import OriginalsUse
 from playbench.core.types import EpisodeResult, Observation, StepResult
 
 
@@ -82,6 +83,9 @@ class Task(ABC):
     # runner before `reset`: what a task draws at random while playing (a fallback action) comes from
     # it, so trials of one instance differ and a rerun repeats them. 0 outside a run.
     episode_seed: int = 0
+    # What the task reads from the authors' clone in the originals folder (`core/originals.py`): the
+    # data options that default to paths inside it, and whether it reads its texts from it
+    originals: ClassVar[OriginalsUse | None] = None
 
     def __init__(self, config: TaskConfig | None = None, **options: Any) -> None:
         if config is None:
@@ -179,6 +183,12 @@ class Task(ABC):
         """What the original sent to the model (sampling, output cap, history, images), applied to
         every model-driven seat on every run (`core/model_side.py`); None: nothing declared."""
         return None
+
+    def data_origin(self) -> str:
+        """Where the instances come from, for the run's fidelity stamp: `generated` (drawn by playbench),
+        `ours` (playbench's own set), `original@<commit>` (read from the authors' clone), or a
+        conversion shipped with playbench (`original@<commit>, converted`)."""
+        return "ours"
 
     def state(self) -> Any:
         """The full game state, hidden parts included, as JSON-able data (PettingZoo's `state()`):

@@ -37,6 +37,14 @@ Part = TextPart | ImagePart
 
 
 @dataclass
+class Turn:
+    """One message of a conversation a task builds itself (`Observation.turns`)."""
+
+    role: str  # "user" or "assistant"
+    parts: list[Part]
+
+
+@dataclass
 class Observation:
     """What one role sees before acting.
 
@@ -62,6 +70,11 @@ class Observation:
     # exchange the original dropped from the conversation.
     reply_in_history: str | None = None
     reask: bool = False
+    # The original's own conversation before this turn's message, rebuilt by the task at every turn
+    # when the original's chat is not a window of earlier exchanges (iVISPAR renumbers its past turns
+    # and shows only past states; COMMA sends a second user message): a model receives the system prompt,
+    # these turns, then `parts` as the last user message; the agent keeps no window of its own then.
+    turns: list[Turn] | None = None
 
     @property
     def text(self) -> str:

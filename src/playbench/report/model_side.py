@@ -38,3 +38,54 @@ def to_markdown(runs: list[dict[str, Any]]) -> list[str]:
     ]
     lines += [f"| {' | '.join(c.replace('|', chr(92) + '|') for c in row)} |" for row in rows]
     return lines
+
+
+def fidelity_rows(run: dict[str, Any]) -> list[tuple[str, dict[str, str]]]:
+    """(task, stamp) for each task of a run: texts, data and model side (`runner/fidelity.py`)."""
+    record = (run.get("config") or {}).get("fidelity") or {}
+    return sorted(record.items())
+
+
+def fidelity_lines(runs: list[dict[str, Any]]) -> list[str]:
+    """One line per task and run, and a last line when the runs or tasks compared mix stamps."""
+    from playbench.runner.fidelity import describe, mixed
+
+    rows = [(run["name"], task, stamp) for run in runs for task, stamp in fidelity_rows(run)]
+    lines = [f"{name} · {task}: {describe(stamp)}" for name, task, stamp in rows]
+    differ = mixed([stamp for _, _, stamp in rows])
+    if differ:
+        lines.append(
+            f"these results mix fidelity stamps ({', '.join(differ)} differ): they were not measured the same way"
+        )
+    return lines
+
+
+def fidelity_markdown(runs: list[dict[str, Any]]) -> list[str]:
+    """The 'Fidelity' section of report.md: what each task's texts, data and model side were."""
+    from playbench.runner.fidelity import mixed
+
+    rows = [(run["name"], task, stamp) for run in runs for task, stamp in fidelity_rows(run)]
+    if not rows:
+        return []
+    lines = [
+        "",
+        "## Fidelity",
+        "",
+        "What each task ran with: texts (`original@<commit>`: the authors' exact words read from their clone; "
+        "`ours`: playbench's paraphrases), data (`original@<commit>`, `ours`, `generated`) and the model side "
+        "(`paper`: the original's settings; `user`: settings the command line changed).",
+        "",
+        "| run | task | texts | data | model side |",
+        "|---|---|---|---|---|",
+    ]
+    for name, task, stamp in rows:
+        cells = [name, task, stamp.get("texts", "?"), stamp.get("data", "?"), stamp.get("model_side", "?")]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    differ = mixed([stamp for _, _, stamp in rows])
+    if differ:
+        lines += [
+            "",
+            f"**These results mix fidelity stamps** ({', '.join(differ)} differ): rows measured with different "
+            "texts, data or model settings are not comparable to the last point.",
+        ]
+    return lines

@@ -276,6 +276,7 @@ def to_markdown(runs: list[dict[str, Any]]) -> str:
     lines += errors_markdown(runs)
     from playbench.report import model_side
 
+    lines += model_side.fidelity_markdown(runs)
     lines += model_side.to_markdown(runs)
     from playbench.report import compare
 

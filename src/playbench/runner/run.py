@@ -15,10 +15,12 @@ from typing import Any
 import playbench
 from playbench.agents import AgentSpec
 from playbench.core.errors import ConfigError
+from playbench.core.originals import resolve_options
 from playbench.core.registry import TaskSpec, resolve
 from playbench.report.summary import summarize
 from playbench.runner.episode import EpisodeJob, EpisodeOutput
 from playbench.runner.executors import Executor, make_executor
+from playbench.runner.fidelity import task_stamp
 from playbench.runner.model_pool import ModelSettings
 from playbench.runner.protocol import apply_model_side
 from playbench.runner.reader import record_key
@@ -98,6 +100,9 @@ class RunPlan:
     jobs: list[EpisodeJob]
     routed: dict[str, dict[str, Any]]
     model_side: dict[str, Any] = field(default_factory=dict)
+    # per task: texts / data / model side (`runner/fidelity.py`)
+    fidelity: dict[str, dict[str, str]] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)  # to print once before the run (texts: ours, ...)
 
 
 def plan(config: RunConfig) -> tuple[list[EpisodeJob], dict[str, dict[str, Any]]]:
@@ -129,8 +134,16 @@ def plan_run(config: RunConfig) -> RunPlan:
     routed = options_for_tasks(specs, config.task_options)
     jobs: list[EpisodeJob] = []
     model_side: dict[str, Any] = {}
+    fidelity: dict[str, dict[str, str]] = {}
+    notices: list[str] = []
     for spec in specs:
-        task = spec.load_class()(**routed[spec.id])
+        cls = spec.load_class()
+        # the authors' clone in the originals folder: texts=original and data paths where the user set none
+        routed[spec.id], said = resolve_options(
+            cls.originals, routed[spec.id], _user_keys(spec.id, config.task_options)
+        )
+        notices += [n for n in said if n not in notices]
+        task = cls(**routed[spec.id])
         task.preflight()
         uses_oracle = any(a.name == "oracle" for a in config.agents.values())
         if uses_oracle and not type(task).has_oracle():
@@ -146,6 +159,7 @@ def plan_run(config: RunConfig) -> RunPlan:
             task = spec.load_class()(**routed[spec.id])
         if record:
             model_side[spec.id] = record
+        fidelity[spec.id] = task_stamp(task, routed[spec.id], record)
         instances = task.instances(config.episodes, config.seed)
         if config.instance_ids is not None:
             wanted = set(config.instance_ids)
@@ -161,7 +175,7 @@ def plan_run(config: RunConfig) -> RunPlan:
                 jobs.append(
                     EpisodeJob(spec.id, routed[spec.id], data, trial, config.seed, agents, config.save_calls)
                 )
-    return RunPlan(jobs, routed, model_side)
+    return RunPlan(jobs, routed, model_side, fidelity, notices)
 
 
 def git_revision() -> str | None:
@@ -229,6 +243,8 @@ async def _execute_locked(
             # per task and seat: every model setting sent, its value and its source (paper / user /
             # provider default / playbench default / provider rule)
             "model_side": run_plan.model_side,
+            # per task: texts (original@commit / ours), data (original@commit / ours / generated), model side
+            "fidelity": run_plan.fidelity,
             "command": argv if argv is not None else sys.argv,
             "playbench_version": playbench.__version__,
             "git_revision": git_revision(),

@@ -352,9 +352,13 @@ class PlaySession:
         self.changed()
         self.write_journal()
         try:
-            from playbench.core.registry import make_task
+            from playbench.core.originals import resolve_options
+            from playbench.core.registry import get_spec, make_task
             from playbench.runner.protocol import apply_model_side
 
+            # the originals folder's texts and data, as in any run (the options the game set win)
+            cls = get_spec(self.setup.task_id).load_class()
+            self.task_options, _ = resolve_options(cls.originals, self.task_options)
             # a partner model gets the task's model side, as in any run (its task options are the game's)
             task = make_task(self.setup.task_id, **self.task_options)
             task.preflight()

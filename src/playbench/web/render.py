@@ -298,8 +298,11 @@ def config_block(run: dict[str, Any]) -> str:
         ("git revision", config.get("git_revision")),
         ("written", config.get("written_at")),
     ]
-    from playbench.report.model_side import model_side_rows
+    from playbench.report.model_side import fidelity_rows, model_side_rows
+    from playbench.runner.fidelity import describe
 
+    for task_id, stamp in fidelity_rows(run):
+        items.append((f"fidelity: {task_id}", describe(stamp)))
     for task_id, role, model, line in model_side_rows(run):
         items.append((f"model side: {task_id} ({role}, {model})", line))
     rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items if v not in (None, ""))
