@@ -13,7 +13,7 @@ SOLVER = (
     "they should be carried out. Write only the solver's part of the dialogue."
 )
 
-# the original's line under the action list ("When you want to perform an action, follow this format")
+# the line under the action list (the original has one saying how to write an action)
 ACTION_FORMAT = "To carry out an action, write its name:\naction_name"
 
 # real-time modules (button, dog) unless turn_clock: how to let the timer run inside a reply

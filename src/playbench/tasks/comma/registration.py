@@ -38,3 +38,8 @@ from playbench.core.preset import register_preset  # noqa: E402
 
 # the paper's settings and its Tables 1-4, for `playbench reproduce comma`
 register_preset("comma", "playbench.tasks.comma", "paper_preset.json")
+
+# the authors' repository: texts=original and the paper's puzzle set read from its clone
+from playbench.tasks.comma.originals import register as _register_original  # noqa: E402
+
+_register_original()

@@ -29,14 +29,18 @@ from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
 from playbench.core.judge import JUDGE_ROLE, JudgeQuestion
 from playbench.core.model_side import ModelSide
+from playbench.core.original_texts import TextsOptions, texts_source
+from playbench.core.originals import OriginalsUse
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, StepResult, TextPart, Validity
 from playbench.render.draw2d import to_png
-from playbench.tasks.comma import prompts, summaries
+from playbench.tasks.comma import original_views, paper_set, prompts, summaries
 from playbench.tasks.comma.model_side import COMMA_MODEL_SIDE
 from playbench.tasks.comma.module import MAX_WAIT, WAIT_LINE, PuzzleModule
 from playbench.tasks.comma.modules import NAMES, module_class
+from playbench.tasks.comma.originals import USE
+from playbench.tasks.comma.texts import OriginalWords
 
 # The timer starts between 06:00 and 09:59 (drawn per instance), so the minutes digit (6-9) never
 # satisfies a "timer shows a 1/4/5" rule by itself and twenty turns never run it out.
@@ -67,8 +71,9 @@ ACTION_MISTAKE = "That action was a mistake."
 WAIT = "wait"
 
 
-class CommaConfig(TaskConfig):
-    """Options (`--set key=value`); the registered tasks fix `module`."""
+class CommaConfig(TextsOptions):
+    """Options (`--set key=value`); the registered tasks fix `module`. `texts` and `originals`
+    (`TextsOptions`): the authors' words from their clone or ours."""
 
     module: str = "all"  # a module name, or "all" for instances of every module
     max_steps: int = 20  # conversation turns (solver replies) per episode, as in the paper's tables
@@ -92,6 +97,9 @@ class CommaConfig(TaskConfig):
     keypad_lights: bool = False  # keys pressed in order light up (the original's keys show nothing)
     message_chars: int | None = None  # cut each message after this many characters (the original: never)
     maze_layout: Literal["paper", "generated"] = "paper"  # "generated": our random perfect mazes
+    # the authors' puzzle set (their config/puzzles_final.json; the clone's by default): the instances
+    # of the eight puzzles it holds; None: generated (button and dog always are)
+    puzzles: str | None = None
 
     @field_validator("module")
     @classmethod
@@ -146,6 +154,8 @@ class Entry:
     acted: bool = False  # the solver's reply executed actions (it was not a message)
     results: list[str] = field(default_factory=list)  # what the actions did (the solver's eyes only)
     truth: str = ""  # the module's true state before the reply (the judge's eyes only)
+    # texts=original: the environment's lines after this reply as the original words them (None: ours)
+    environment: list[str] | None = None
 
 
 def actions_in(line: str, names: list[str]) -> list[str]:
@@ -235,8 +245,15 @@ class Session:
     the same game. `turns` counts conversation turns (solver replies); the clock runs
     `seconds_per_turn` per turn plus the seconds the solver let it run with wait lines."""
 
-    def __init__(self, module: PuzzleModule, start_clock: int, config: CommaConfig) -> None:
+    def __init__(
+        self,
+        module: PuzzleModule,
+        start_clock: int,
+        config: CommaConfig,
+        words: OriginalWords | None = None,
+    ) -> None:
         self.module = module
+        self.words = words  # texts=original: the authors' words (feedback, transcript labels)
         self.start_clock = start_clock
         self.config = config
         self.turns = 0
@@ -307,11 +324,15 @@ class Session:
         else:
             text = cut_chars(reply.text, self.config.message_chars)
             entry = Entry(self.turns + 1, "solver", text, acted=bool(reply.named), truth=truth)
+            if self.words is not None:
+                entry.environment = []
             self.entries.append(entry)
             result = self._act(reply.named, entry) if reply.named else self._message()
             result.info["cut"] = text != reply.text.strip()
             if reply.note is not None:
                 entry.results.append(reply.note)
+                if entry.environment is not None:
+                    entry.environment.append(reply.note)
                 result.feedback += f"\n{reply.note}"
         self.turns += 1
         self.solved_after.append(self.module.solved)
@@ -353,6 +374,8 @@ class Session:
             if action == WAIT:
                 text, ran = self._wait(line)
                 entry.results.append(text)
+                if entry.environment is not None:
+                    entry.environment.append(text)  # ours: the original has no wait lines
                 if ran:
                     seconds = int(text.split("_")[1])
                     waited += seconds
@@ -378,6 +401,10 @@ class Session:
                 entry.results.append(f"{action}: {outcome.feedback}")
             else:
                 entry.results.append(f"{action}: {ACTION_MISTAKE if outcome.mistake else ACTION_DONE}")
+            if entry.environment is not None:
+                # the original's environment message: whether the action was a mistake, no name
+                said = self.words["feedback.mistake" if outcome.mistake else "feedback.done"]  # type: ignore[index]
+                entry.environment.append(entry.results[-1] if self.config.rich_feedback else said)
             if outcome.mistake:
                 self.mistakes += 1
                 strikes += 1
@@ -402,6 +429,8 @@ class Session:
                     entry.results.append(
                         f"The remaining {skipped} action line(s) were not carried out because {reason}."
                     )
+                    if entry.environment is not None:
+                        entry.environment.append(entry.results[-1])
                 break
         feedback = "\n".join(entry.results)
         info = {
@@ -425,7 +454,8 @@ class Session:
 
     def expert_turn(self, reply: ExpertReply | ParseError) -> StepResult:
         if isinstance(reply, ParseError):
-            self.entries.append(Entry(self.turns, "expert", "(no reply)"))
+            # the original passes an empty reply on as it is
+            self.entries.append(Entry(self.turns, "expert", "" if self.words is not None else "(no reply)"))
             return StepResult(
                 Validity.UNPARSEABLE, reply.message, reason=reply.reason, info={"reply": "empty"}
             )
@@ -496,7 +526,7 @@ class Session:
         agents write it: `SOLVER:` / `EXPERT:` lines, and for the solver the `ENVIRONMENT:` results of
         its actions, one blank line between. With `solver_hints` (ours) the solver's copy, and always
         the judge's (ours), numbers the turns instead (`numbered_transcript`)."""
-        if viewer == "judge" or (viewer == "solver" and self.config.solver_hints):
+        if viewer == "judge" or (viewer == "solver" and self.config.solver_hints and self.words is None):
             return self.numbered_transcript(viewer)
         lines = []
         for e in self.entries:
@@ -504,6 +534,19 @@ class Session:
             if viewer == "solver" and e.role == "solver":
                 lines.extend(f"ENVIRONMENT: {r}" for r in e.results)
         return "\n\n".join(lines)
+
+    def original_lines(self, viewer: str) -> list[tuple[str, str]]:
+        """texts=original: the conversation `viewer` ("solver" or "expert") holds in the original, as
+        (label, words): every message, and for the solver the environment's lines after its replies
+        (their `add_to_conversations(..., role="solver")`)."""
+        assert self.words is not None
+        lines = []
+        for e in self.entries:
+            lines.append((self.words.label(e.role), e.text))
+            if viewer == "solver" and e.role == "solver":
+                said = e.environment if e.environment is not None else e.results
+                lines.extend((self.words.label("environment"), r) for r in said)
+        return lines
 
     def numbered_transcript(self, viewer: str) -> str:
         """Ours: each line starts with `[turn N]`, the viewer's own words are "You", results are
@@ -566,6 +609,48 @@ def make_instance(name: str, seed: int, index: int, config: CommaConfig) -> Comm
     )
 
 
+def instance_for(name: str, seed: int, index: int, config: CommaConfig) -> CommaInstance:
+    """Instance `index` of module `name`: from the authors' set (`puzzles`) when it holds the module,
+    else generated."""
+    if config.puzzles is not None and name in paper_set.PAPER_MODULES:
+        return paper_instance(name, index, config)
+    return make_instance(name, seed, index, config)
+
+
+def paper_instance(name: str, index: int, config: CommaConfig) -> CommaInstance:
+    """Puzzle `index` of module `name` in the authors' set, as our instance: the same for every seed
+    (the set is fixed); the start time, and what their module draws while playing, from a seed of the
+    puzzle's own. `optimal_steps` is the oracle pair's turns (None if it cannot solve it in 20)."""
+    assert config.puzzles is not None
+    params = paper_set.paper_instance_params(config.puzzles, name, index)
+    if params is None:
+        size = paper_set.set_size(config.puzzles, name)
+        raise ConfigError(
+            f"comma/{name}: the authors' puzzle set ({config.puzzles}) holds {size} {name} puzzles, "
+            f"not {index + 1} (lower instances_per_module or --episodes, or --set puzzles=null)"
+        )
+    cls = module_class(name)
+    try:
+        module = cls(params)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise ConfigError(f"comma: the authors' {name} puzzle {index} does not convert ({exc})") from None
+    start = random.Random(derive_seed("comma-paper-clock", name, index)).randint(
+        START_CLOCK_MIN, START_CLOCK_MAX
+    )
+    rules = config.model_copy(
+        update={
+            "max_steps": GENERATION_TURNS,
+            "mistake_limit": None,
+            "expert_word_limit": None,
+            "stop_at_strike": False,
+        }
+    )
+    steps = oracle_turns(module, start, rules)
+    return CommaInstance(
+        id=f"{name}-{index:04d}", module=name, params=params, start_clock=start, optimal_steps=steps
+    )
+
+
 def generation_options(cls: type[PuzzleModule], config: CommaConfig) -> dict[str, Any]:
     """The task options a module's generator takes (`PuzzleModule.generation_options`)."""
     values = {
@@ -592,7 +677,32 @@ class CommaTask(EpisodeTask):
     Config: ClassVar[type[TaskConfig]] = CommaConfig
     InstanceModel: ClassVar[type[Instance]] = CommaInstance
     instance_label: ClassVar[str] = "comma"
+    # texts from the authors' clone (texts=original), and their puzzle set as the `puzzles` default
+    originals: ClassVar[OriginalsUse | None] = USE
     config: CommaConfig
+
+    @property
+    def words(self) -> OriginalWords | None:
+        """The authors' words (texts=original), read from the clone once; None: ours."""
+        if not hasattr(self, "_words"):
+            source = texts_source(self.config, USE)
+            self._words = OriginalWords.read(source) if source is not None else None
+        return self._words
+
+    def preflight(self) -> None:
+        """Read every text of the original the seats will get, and the puzzle set, before playing."""
+        _ = self.words
+        if self.config.puzzles is not None:
+            paper_set.read_set(self.config.puzzles)
+
+    def data_origin(self) -> str:
+        """`original@<commit>` for the puzzles of the authors' set, `generated` for ours."""
+        from_set = [n for n in self.module_names if n in paper_set.PAPER_MODULES]
+        if self.config.puzzles is None or not from_set:
+            return "generated"
+        stamp = paper_set.set_stamp(self.config.puzzles)
+        rest = [n for n in self.module_names if n not in paper_set.PAPER_MODULES]
+        return stamp if not rest else f"{stamp} ({len(from_set)} puzzles), generated ({', '.join(rest)})"
 
     @property
     def roles(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -609,11 +719,23 @@ class CommaTask(EpisodeTask):
     # --- instances -------------------------------------------------------------------------------
     def _instances(self, n: int | None, seed: int) -> list[Instance]:
         names = self.module_names
-        total = self.config.instances_per_module * len(names) if n is None else n
         # round robin over the modules, so any prefix of comma/all covers them evenly
+        if n is not None:
+            return [instance_for(names[i % len(names)], seed, i // len(names), self.config) for i in range(n)]
+        sizes = {name: self._set_size(name) for name in names}
         return [
-            make_instance(names[i % len(names)], seed, i // len(names), self.config) for i in range(total)
+            instance_for(name, seed, k, self.config)
+            for k in range(max(sizes.values()))
+            for name in names
+            if k < sizes[name]
         ]
+
+    def _set_size(self, name: str) -> int:
+        """Instances of `name` in the default set: `instances_per_module`, at most the authors' set's."""
+        size = self.config.instances_per_module
+        if self.config.puzzles is not None and name in paper_set.PAPER_MODULES:
+            size = min(size, paper_set.set_size(self.config.puzzles, name))
+        return size
 
     def load_instance(self, data: dict[str, Any]) -> Instance:
         instance = super().load_instance(data)
@@ -637,7 +759,7 @@ class CommaTask(EpisodeTask):
             "mark_cut_wires": self.config.mark_cut_wires,
             "keypad_lights": self.config.keypad_lights,
         }
-        self.session = Session(module, instance.start_clock, self.config)
+        self.session = Session(module, instance.start_clock, self.config, self.words)
         self._awaiting_expert = False  # the solver's last reply was a message the expert answers
         self._feedback = ""  # what the solver's last reply did, shown at its next turn
         self._render_cache: tuple[tuple[int, int], bytes] | None = None
@@ -722,19 +844,25 @@ class CommaTask(EpisodeTask):
             self._render_cache = (key, to_png(self.module.render(float(self.session.clock))))
         return self._render_cache[1]
 
+    def solver_format_text(self) -> str:
+        """`solver_hints` (ours): how replies are read, and the limits."""
+        limit = self.config.mistake_limit
+        every = self.config.expert_answers == "every_turn"
+        return prompts.SOLVER_FORMAT.format(
+            answered=prompts.ANSWERED_EVERY_TURN if every else prompts.ANSWERED_MESSAGES,
+            max_steps=self.config.max_steps,
+            mistake_clause=f" or after {limit} mistakes" if limit is not None else "",
+            seconds=self.config.seconds_per_turn,
+        )
+
     def _solver_instructions(self) -> str:
+        if self.words is not None:
+            return self.words.system
         text = prompts.SOLVER
         if self.session.waits_allowed:
             text += "\n\n" + prompts.WAIT_NOTE.format(max_wait=MAX_WAIT)
         if self.config.solver_hints:
-            limit = self.config.mistake_limit
-            every = self.config.expert_answers == "every_turn"
-            text += "\n\n" + prompts.SOLVER_FORMAT.format(
-                answered=prompts.ANSWERED_EVERY_TURN if every else prompts.ANSWERED_MESSAGES,
-                max_steps=self.config.max_steps,
-                mistake_clause=f" or after {limit} mistakes" if limit is not None else "",
-                seconds=self.config.seconds_per_turn,
-            )
+            text += "\n\n" + self.solver_format_text()
         return text
 
     def _observe_solver(self) -> Observation:
@@ -753,19 +881,22 @@ class CommaTask(EpisodeTask):
             )
             if self._feedback:
                 parts.append(TextPart("What happened last turn:\n" + self._feedback))
-        parts.append(ImagePart(self._image(), label="module"))
         actions = self.module.actions()
-        parts.append(
-            TextPart(
-                "The actions available now:\n"
-                + ("\n".join(actions) or "(none)")
-                + "\n\n"
-                + prompts.ACTION_FORMAT
+        if self.words is not None:
+            parts = original_views.solver_parts(self, parts)
+        else:
+            parts.append(ImagePart(self._image(), label="module"))
+            parts.append(
+                TextPart(
+                    "The actions available now:\n"
+                    + ("\n".join(actions) or "(none)")
+                    + "\n\n"
+                    + prompts.ACTION_FORMAT
+                )
             )
-        )
-        transcript = s.transcript("solver") or "(nothing has been said yet)"
-        parts.append(TextPart("Conversation so far:\n" + transcript))
-        parts.append(TextPart("Your reply:"))
+            transcript = s.transcript("solver") or "(nothing has been said yet)"
+            parts.append(TextPart("Conversation so far:\n" + transcript))
+            parts.append(TextPart("Your reply:"))
         return Observation(
             role="solver",
             parts=parts,
@@ -801,6 +932,8 @@ class CommaTask(EpisodeTask):
 
     def _observe_expert(self) -> Observation:
         s = self.session
+        if self.words is not None:
+            return self._expert_observation(self.words.system, original_views.expert_parts(self))
         instructions = prompts.EXPERT
         if self.config.expert_word_limit is not None:
             instructions += " " + prompts.EXPERT_WORD_LIMIT.format(limit=self.config.expert_word_limit)
@@ -813,6 +946,10 @@ class CommaTask(EpisodeTask):
             TextPart(f"Conversation so far ({self.module.title}):\n" + (s.transcript("expert") or "(none)")),
             TextPart("Your reply to the solver:"),
         ]
+        return self._expert_observation(instructions, parts)
+
+    def _expert_observation(self, instructions: str, parts: list[TextPart | ImagePart]) -> Observation:
+        s = self.session
         return Observation(
             role="expert",
             parts=parts,
@@ -823,7 +960,7 @@ class CommaTask(EpisodeTask):
                 **self._public_facts(),
                 "turn": s.turns,
                 "expert_word_limit": self.config.expert_word_limit,
-                "manual_image": page is not None,
+                "manual_image": any(isinstance(p, ImagePart) for p in parts),
             },
         )
 

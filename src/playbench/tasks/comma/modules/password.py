@@ -30,9 +30,10 @@ CYCLE = 3  # letters per slot, consecutive in the alphabet
 
 
 def cycle_letters(start: str) -> str:
-    """The three letters of a slot whose cycle begins at `start` (e.g. "R" -> "RST")."""
+    """The three letters of a slot whose cycle begins at `start` (e.g. "R" -> "RST"); past Z it wraps
+    to A, which only the authors' puzzle set uses (their cycles are a letter and its two neighbours)."""
     first = ascii_uppercase.index(start)
-    return ascii_uppercase[first : first + CYCLE]
+    return "".join(ascii_uppercase[(first + k) % 26] for k in range(CYCLE))
 
 
 def spellable(starts: list[str]) -> list[str]:
@@ -65,15 +66,20 @@ class PasswordModule(PuzzleModule):
         shown = [int(i) for i in params["shown"]]
         if len(starts) != SLOTS or len(shown) != SLOTS:
             raise ValueError(f"a password module has {SLOTS} slots")
-        if any(s not in ascii_uppercase[: 26 - CYCLE + 1] for s in starts):
+        # the authors' puzzle set names its answer: their cycles may wrap past Z and spell more words
+        given = str(params["answer"]).upper() if "answer" in params else None
+        first_letters = ascii_uppercase if given else ascii_uppercase[: 26 - CYCLE + 1]
+        if any(s not in first_letters for s in starts):
             raise ValueError(f"slot cycles must start at A..X, got {starts}")
         if any(not 0 <= i < CYCLE for i in shown):
             raise ValueError(f"shown letter indices must be 0..{CYCLE - 1}, got {shown}")
-        words = spellable(starts)
-        if len(words) != 1:
+        words = [w.upper() for w in spellable(starts)]
+        if given is not None and given not in words:
+            raise ValueError(f"the slots cannot spell the answer {given}")
+        if given is None and len(words) != 1:
             raise ValueError(f"the slots must spell exactly one listed word, they spell {words}")
         self.starts = starts
-        self.answer = words[0].upper()
+        self.answer = given or words[0]
         self.shown = shown
         self.submitted = False
 

@@ -78,28 +78,28 @@ top: the first wire is the top one.
 
 3 wires:
 - If no wire is red, cut the second wire.
-- Otherwise, if the last wire is white, cut the last wire.
-- Otherwise, if more than one wire is blue, cut the last blue wire.
-- Otherwise, cut the last wire.
+- Else, if the last wire is white, cut the last wire.
+- Else, if more than one wire is blue, cut the last blue wire.
+- Else, cut the last wire.
 
 4 wires:
-- If more than one wire is red and the last digit of the serial number is odd, cut the last red wire.
-- Otherwise, if the last wire is yellow and no wire is red, cut the first wire.
-- Otherwise, if exactly one wire is blue, cut the first wire.
-- Otherwise, if more than one wire is yellow, cut the last wire.
-- Otherwise, cut the second wire.
+- If more than one wire is red and the serial number ends in an odd digit, cut the last red wire.
+- Else, if the last wire is yellow and no wire is red, cut the first wire.
+- Else, if exactly one wire is blue, cut the first wire.
+- Else, if more than one wire is yellow, cut the last wire.
+- Else, cut the second wire.
 
 5 wires:
-- If the last wire is black and the last digit of the serial number is odd, cut the fourth wire.
-- Otherwise, if exactly one wire is red and more than one wire is yellow, cut the first wire.
-- Otherwise, if no wire is black, cut the second wire.
-- Otherwise, cut the first wire.
+- If the last wire is black and the serial number ends in an odd digit, cut the fourth wire.
+- Else, if exactly one wire is red and more than one wire is yellow, cut the first wire.
+- Else, if no wire is black, cut the second wire.
+- Else, cut the first wire.
 
 6 wires:
-- If no wire is yellow and the last digit of the serial number is odd, cut the third wire.
-- Otherwise, if exactly one wire is yellow and more than one wire is white, cut the fourth wire.
-- Otherwise, if no wire is red, cut the last wire.
-- Otherwise, cut the fourth wire.
+- If no wire is yellow and the serial number ends in an odd digit, cut the third wire.
+- Else, if exactly one wire is yellow and more than one wire is white, cut the fourth wire.
+- Else, if no wire is red, cut the last wire.
+- Else, cut the fourth wire.
 """
 
 
