@@ -27,6 +27,7 @@ from playbench.tasks.ivispar.paper_data import (
     write,
 )
 from playbench.tasks.ivispar.paper_parse import decode, extract_command
+from playbench.tasks.ivispar.puzzle import NO_ACTION_NOTE
 from playbench.tasks.ivispar.schema import GeomSpec, SGPInstance
 from playbench.tasks.ivispar.sgp import COUNTERS, SlidingGeomTask
 from playbench.tasks.ivispar.solver import Solver
@@ -391,13 +392,21 @@ def test_vision_observations_follow_the_originals_order():
     task.step(move)
     parts = task.observe("player").parts
     kinds = [getattr(p, "label", None) or p.text.split(":")[0].split("\n")[0] for p in parts]
-    assert kinds == ["past", "Action", "past", "Action", "goal", "current", "## The images"]
-    # the original's note for a reply without a command, as its cleaning leaves it (no period)
-    assert parts[1].text == "Action: No valid action found"
-    assert parts[3].text == f"Action: {move.removeprefix('action: ')}"
-    assert "label active and a blue background" in parts[-1].text
+    assert kinds == [
+        "past",
+        "Your action there",
+        "past",
+        "Your action there",
+        "goal",
+        "current",
+        "## The images",
+    ]
+    # texts=ours: our note for a reply without a command (texts=original: test_ivispar_originals.py)
+    assert parts[1].text == f"Your action there: {NO_ACTION_NOTE}"
+    assert parts[3].text == f"Your action there: {move.removeprefix('action: ')}"
+    assert "labelled active on a blue background" in parts[-1].text
     text = make_task("ivispar/sgp")
     text.reset(paper_boards()[3])
     text.step("I would move something up.")
-    assert "Previous action 1: No valid action found\n" in text.observe("player").text
+    assert f"Your action in state 1: {NO_ACTION_NOTE}\n" in text.observe("player").text
     assert "(no valid action found)" not in text.observe("player").text

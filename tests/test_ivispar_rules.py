@@ -289,8 +289,8 @@ def test_text_observation_shows_only_the_states_in_the_originals_layout():
     obs = task.observe("player")
     assert obs.text.count("Previous state") == 2 and obs.feedback == ""
     # the past actions as the original shows them: the command it cut out of the reply
-    assert f"Previous action 1: {actions[1].removeprefix('action: ')}" in obs.text
-    assert "Previous action 2: move red cube sideways" in obs.text
+    assert f"Your action in state 1: {actions[1].removeprefix('action: ')}" in obs.text
+    assert "Your action in state 2: move red cube sideways" in obs.text
     assert "Result" not in obs.text and "of at most" not in obs.text
     assert obs.step == 3
     task0 = make_task("ivispar/sgp", past_window=0)
@@ -326,7 +326,7 @@ def test_instructions_carry_the_originals_facts_and_extra_facts_adds_ours():
         "4 by 4",
         "green, red, blue, yellow",
         "cube, sphere, pyramid, cylinder",
-        "up, down, left, right",
+        "up, down, left or right",
     ]:
         assert word in text
     assert "move green cube down" in text and "action: <your action>" in text

@@ -188,7 +188,7 @@ def test_observation_text_shows_goal_past_window_and_current():
     first, goal, active = "Previous state 1:", "The goal state is the first board:", "The active state is"
     assert text.index(first) < text.index(goal) < text.index(active)
     assert "move 7 up" not in text  # outside the window of one
-    assert "Previous action 1: move 10 right" in text and "Result" not in text
+    assert "Your action in state 1: move 10 right" in text and "Result" not in text
     assert obs.legal_actions == task.legal_actions() and obs.feedback == ""
     assert "move <tile number> <direction>" in obs.instructions and "corner" not in obs.instructions
     told = SlidingTileTask(past_window=1, move_results=True, extra_facts=True)
@@ -459,7 +459,7 @@ def test_2d_images_are_deterministic_pngs():
     again.step("action: move 11 left")
     assert [i.png for i in again.observe("player").images] == [i.png for i in obs.images]
     assert obs.images[1].png != obs.images[2].png
-    assert "## The images" in obs.text and "label active" in obs.text
+    assert "## The images" in obs.text and "labelled active" in obs.text
 
 
 def test_3d_modality_without_its_renderer_is_a_config_error(monkeypatch):

@@ -34,6 +34,7 @@ from playbench.tasks.ivispar.inference_scoring import (
     solution_line,
 )
 from playbench.tasks.ivispar.model_side import ivispar_model_side
+from playbench.tasks.ivispar.originals import PAPER_BOARDS_COMMIT
 from playbench.tasks.ivispar.schema import (
     ORIGINAL_IMAGE_WIDTH,
     BoardSize,
@@ -335,6 +336,13 @@ class BoardInferenceTask(EpisodeTask):
         self._answer: list[Triplet] = []  # the entries read from the reply, in its order
         self._score = score_board(self._truth, [])
         self._feedback = ""
+
+    def data_origin(self) -> str:
+        """The paper's boards ship converted from the submission copy; the prompt is ours (the
+        repositories hold only an older variant of this task's prompt, not the paper's)."""
+        if self.config.dataset == "paper":
+            return f"original@{PAPER_BOARDS_COMMIT}, converted"
+        return "generated"
 
     def model_side(self) -> ModelSide:
         """The authors' settings for their image calls (`model_side.py`): one board image per episode."""

@@ -78,7 +78,12 @@ def extract_command(reply: str) -> str | None:
     at = text.rfind(SPLIT_AT)
     if at < 0:
         return None
-    command = "move " + text[at + len(SPLIT_AT) :].strip()
+    return clean_command("move " + text[at + len(SPLIT_AT) :].strip())
+
+
+def clean_command(command: str) -> str:
+    """The original's cleaning of a cut-out command (`parse_action_rmv_special_chars`): characters
+    other than letters, digits and white space removed, runs of white space made one space."""
     command = _NOT_WORD.sub("", command.replace("\r", " ").replace("\t", " "))
     return _SPACES.sub(" ", command).strip()
 

@@ -4,7 +4,7 @@ The default (paper protocol) carries exactly the facts of the prompts the author
 (`anon148/iVISPAR`): the system prompt is `Data/Instructions/ICML_instruction.txt` (vision 3D and
 text) or `ICML_instruction_2D.txt` (vision 2D, which names the shapes by their 2D glyphs) followed
 by the chain-of-thought block the agents append (`agent_systems.py`, `LLMAgent.__init__`); the text
-after the states of each step is the `## Analyze the Images` / `## Analyze the States` message
+after the states of each step is the vision / text step message
 of `agent_systems.py`. The wording is ours. `extra_facts=True` adds our own facts (the board's
 orientation and how tiles are named, that a colour and a shape name one geom), which the original
 never states.
@@ -87,7 +87,7 @@ def instructions(
         "### Options",
         f"- Object colors: {', '.join(colors)}",
         f"- Object shapes: {', '.join(words)}",
-        "- Directions: up, down, left, right",
+        "- Directions: up, down, left or right",
         "",
         "### Examples",
         *(f"- {e}" for e in examples(colors, words)),
@@ -129,17 +129,17 @@ def _invalid_and_format(vision: bool) -> list[str]:
 
 
 def vision_block(piece: str = "object", rules: list[str] | None = None) -> str:
-    """The text after the images of a step (the original's `## Analyze the Images` message); the
+    """The text after the images of a step (the original agents' vision step message); the
     tile puzzle passes its own piece name and rules."""
     lines = [
         "## The images",
-        "Your current active board state is the last image, marked with the label active and a blue "
-        f"background. Study it and where each {piece} stands.",
-        "Your goal is to match the goal state, the image marked with the label goal and a green "
-        f"background. Study it and where each {piece} stands.",
+        "Your current active board state is the last image, labelled active on a blue background. "
+        f"Study it and where each {piece} stands.",
+        "Your goal is to match the goal state, the image labelled goal on a green background. Study it "
+        f"and where each {piece} stands.",
         "",
         "## You are also given",
-        "- the image(s) of previous states, marked with the label past and a grey background,",
+        "- the image(s) of previous states, labelled past on a grey background,",
         "- the action you suggested in each of them.",
         "Compare them with your current active state to decide on your next action.",
         "",
@@ -155,7 +155,7 @@ def text_block(
     piece: str = "objects",
     rules: list[str] | None = None,
 ) -> str:
-    """The text of a step in the text modality (the original's `## Analyze the States` message),
+    """The text of a step in the text modality (the original agents' text step message),
     which holds the goal and active states; the tile puzzle passes its own words and rules."""
     lines = [
         "## The states",

@@ -17,16 +17,16 @@ from typing import Any, ClassVar, Protocol
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.model_side import ModelSide
 from playbench.core.termination import Termination
-from playbench.core.types import EpisodeResult, Observation, StepResult, Validity
+from playbench.core.types import EpisodeResult, Observation, Part, StepResult, Validity
 from playbench.tasks.ivispar import views
 from playbench.tasks.ivispar.actions import ParseFailure
 from playbench.tasks.ivispar.model_side import ivispar_model_side
 
 State = tuple[int, ...]
 
-# What the original shows as the past action of a reply it found no command in: its agent's
-# fixed note, after the cleaning every command goes through (which drops the final period).
-NO_ACTION_NOTE = "No valid action found"
+# The past action shown for a reply no command was found in (parser=paper), in our words; with
+# texts=original the geom puzzle shows the original agents' note, cleaned as every command is.
+NO_ACTION_NOTE = "no action could be read from this reply"
 
 
 class DistanceOracle(Protocol):
@@ -139,12 +139,15 @@ class SlidingPuzzleTask(EpisodeTask):
     def _on_parse_error(self, error: ParseError) -> StepResult:
         self._counts["actions_illegal"] += 1
         if self.config.parser == "paper":
-            # the original shows the model a fixed note in place of an action it could not find,
-            # cleaned as every command is (so without its final period)
-            self._unread = NO_ACTION_NOTE
+            # the original shows the model a fixed note in place of an action it could not find
+            self._unread = self._no_action_note()
         else:
             self._unread = f"'{error.snippet}' (not a valid move)" if error.snippet else "(no move given)"
         return super()._on_parse_error(error)
+
+    def _no_action_note(self) -> str:
+        """The past action shown for a reply without a command (parser=paper)."""
+        return NO_ACTION_NOTE
 
     def _apply(self, parsed: Any) -> StepResult:
         info: dict[str, Any] = {}
@@ -219,10 +222,11 @@ class SlidingPuzzleTask(EpisodeTask):
         window = self.config.past_window
         return list(self._history[-window:]) if window > 0 else []
 
-    def _observe(self, role: str) -> Observation:
-        past = self._past()
+    def _state_parts(self, past: list[tuple[State, str, str]]) -> list[Part]:
+        """The observation's parts (`views.state_parts`, our words); a puzzle with the original's
+        texts assembles its own."""
         cfg = self.config
-        parts = views.state_parts(
+        return views.state_parts(
             self._goal,
             self._state,
             past,
@@ -232,6 +236,11 @@ class SlidingPuzzleTask(EpisodeTask):
             results=cfg.move_results,
             counter=self._counter() if cfg.step_counter else None,
         )
+
+    def _observe(self, role: str) -> Observation:
+        past = self._past()
+        cfg = self.config
+        parts = self._state_parts(past)
         board = self.instance.board_size
         data = {
             "board_size": list(board),

@@ -1,6 +1,10 @@
 """iVISPAR's task ids. Imported by `playbench.tasks`; keep it free of heavy imports."""
 
 from playbench.core.registry import register
+from playbench.tasks.ivispar.originals import register as register_original
+
+# the authors' repository the geom puzzle reads its texts from (texts=original)
+register_original()
 
 SGP = "playbench.tasks.ivispar.sgp:SlidingGeomTask"
 # The modality defines each puzzle id: `--set modality=2d` on ivispar/sgp is refused and names

@@ -17,7 +17,8 @@ from pydantic import (
     model_validator,
 )
 
-from playbench.core.task import Instance, TaskConfig
+from playbench.core.original_texts import TextsOptions
+from playbench.core.task import Instance
 from playbench.tasks.ivispar.board import (
     DIRECTIONS,
     GEOM_COLORS,
@@ -100,8 +101,9 @@ def _vocabulary(names: list[str], known: Sequence[str], one: str, many: str) -> 
     return names
 
 
-class SGPConfig(TaskConfig):
-    """Options of `ivispar/sgp*` (see the suite README for their meaning)."""
+class SGPConfig(TextsOptions):
+    """Options of `ivispar/sgp*` (see the suite README for their meaning). `texts` and `originals`
+    (from `TextsOptions`): the authors' words from their clone, or ours."""
 
     modality: Literal["text", "2d", "3d"] = "text"
     # "paper": the 300 boards the paper ran (shipped, data/paper_boards.json); "generated": our
@@ -126,6 +128,9 @@ class SGPConfig(TaskConfig):
     move_results: bool = False  # show each past action's result (occupied, out of bounds, ...)
     step_counter: bool = False  # show the action number and the cap
     extra_facts: bool = False  # state our facts the original's prompt omits (board orientation, ...)
+    # texts=original: whose wording and layout to send, of the authors' agent classes (GPT4Agent,
+    # ClaudeAgent, GeminiAgent); they differ in indentation and in the past-action labels
+    prompt_agent: Literal["gpt4", "claude", "gemini"] = "gpt4"
 
     @field_validator("colors", "shapes", mode="before")
     @classmethod

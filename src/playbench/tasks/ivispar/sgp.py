@@ -7,8 +7,10 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from playbench.core.errors import ConfigError
+from playbench.core.original_texts import texts_source
+from playbench.core.originals import OriginalsUse
 from playbench.core.task import Instance, TaskConfig
-from playbench.core.types import Validity
+from playbench.core.types import Part, Validity
 from playbench.tasks.ivispar import prompts, render2d, summaries
 from playbench.tasks.ivispar.actions import FORMAT_HINT, ParsedMove, ParseFailure, parse_move, shorten
 from playbench.tasks.ivispar.board import (
@@ -21,6 +23,9 @@ from playbench.tasks.ivispar.board import (
     state_changing_moves,
 )
 from playbench.tasks.ivispar.generator import cell_order, make_instance
+from playbench.tasks.ivispar.original_prompts import OriginalPrompts, check_paper_setting
+from playbench.tasks.ivispar.originals import NAME as ORIGINALS_NAME
+from playbench.tasks.ivispar.originals import PAPER_BOARDS_COMMIT
 from playbench.tasks.ivispar.paper_data import paper_instances
 from playbench.tasks.ivispar.paper_parse import PaperCommand, decode, extract_command
 from playbench.tasks.ivispar.puzzle import SlidingPuzzleTask
@@ -65,6 +70,8 @@ class SlidingGeomTask(SlidingPuzzleTask):
     """Rearrange coloured geoms on a grid into a goal arrangement, one single-tile move at a time."""
 
     Config: ClassVar[type[TaskConfig]] = SGPConfig
+    # texts=original reads the authors' words from their clone (`originals.py`); no data from it
+    originals: ClassVar[OriginalsUse | None] = OriginalsUse(repo=ORIGINALS_NAME)
     InstanceModel: ClassVar[type[Instance]] = SGPInstance
     instance_label: ClassVar[str] = "ivispar"
     COUNTERS = COUNTERS
@@ -81,6 +88,30 @@ class SlidingGeomTask(SlidingPuzzleTask):
             raise ConfigError(f"modality '{self.config.modality}' has no renderer")
         # Solvers (and their distance caches) are kept across episodes of the same goal, e.g. trials.
         self._solvers: OrderedDict[tuple[int, int, State], Solver] = OrderedDict()
+        self._original: OriginalPrompts | None = None
+        self._texts_read = False
+
+    # --- texts and data origin ---------------------------------------------------------------
+    def original_prompts(self) -> OriginalPrompts | None:
+        """The authors' texts (texts=original, or texts unset with a clone in the originals folder),
+        read once; None: ours."""
+        if not self._texts_read:
+            assert self.originals is not None
+            source = texts_source(self.config, self.originals)
+            if source is not None:
+                check_paper_setting(self.config)
+                self._original = OriginalPrompts(source, self.config.modality, self.config.prompt_agent)
+            self._texts_read = True
+        return self._original
+
+    def preflight(self) -> None:
+        """Read every text of texts=original now: a missing one fails before the first episode."""
+        self.original_prompts()
+
+    def data_origin(self) -> str:
+        if self.config.dataset == "paper":  # shipped converted from the submission copy's configs
+            return f"original@{PAPER_BOARDS_COMMIT}, converted"
+        return "generated"
 
     # --- instances -------------------------------------------------------------------------
     def _instances(self, n: int | None, seed: int) -> list[Instance]:
@@ -112,9 +143,18 @@ class SlidingGeomTask(SlidingPuzzleTask):
         shapes = list(self.config.shapes) + [s for _, s in keys if s not in self.config.shapes]
         self._colors = list(dict.fromkeys(colors))
         self._shapes = list(dict.fromkeys(shapes))
-        self._instructions = prompts.instructions(
-            self._board, self._colors, self._shapes, self.config.modality, self.config.extra_facts
-        )
+        original = self.original_prompts()
+        if original is not None:
+            if self._colors != self.config.colors or self._shapes != self.config.shapes:
+                raise ConfigError(
+                    f"instance {instance.id} has geoms outside the paper's vocabulary, which the original's "
+                    "instructions list: use texts=ours"
+                )
+            self._instructions = original.system
+        else:
+            self._instructions = prompts.instructions(
+                self._board, self._colors, self._shapes, self.config.modality, self.config.extra_facts
+            )
         self._legal: dict[State, list[str]] = {}
         goal = instance.goal_state()
         self._start(self._solver_for(self._board, goal), goal, instance.start_state(), self.config.max_steps)
@@ -279,6 +319,25 @@ class SlidingGeomTask(SlidingPuzzleTask):
             return None
         return lambda state, kind: render(
             self._board, [(cell, *self._keys[i]) for i, cell in enumerate(state)], kind, self.config
+        )
+
+    def _no_action_note(self) -> str:
+        original = self.original_prompts()
+        return original.no_action if original is not None else super()._no_action_note()
+
+    def _state_parts(self, past: list[tuple[State, str, str]]) -> list[Part]:
+        original = self.original_prompts()
+        if original is None:
+            return super()._state_parts(past)
+        cfg = self.config
+        return original.parts(
+            self._goal,
+            self._state,
+            past,
+            self.listing,
+            self.image if self._renderer() is not None else None,
+            results=cfg.move_results,
+            counter=self._counter() if cfg.step_counter else None,
         )
 
     def _block(self, goal: str | None, current: str | None) -> str:

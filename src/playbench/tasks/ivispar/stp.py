@@ -50,6 +50,11 @@ class SlidingTileTask(SlidingPuzzleTask):
     """Slide numbered tiles into the empty cell until they stand in order."""
 
     Config: ClassVar[type[TaskConfig]] = STPConfig
+
+    def data_origin(self) -> str:
+        """Instances are drawn by our generator (the paper ran no tile puzzle); the texts are ours."""
+        return "generated"
+
     InstanceModel: ClassVar[type[Instance]] = STPInstance
     instance_label: ClassVar[str] = "sliding tile"
     COUNTERS = COUNTERS

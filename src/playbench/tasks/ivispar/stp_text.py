@@ -168,7 +168,7 @@ def instructions(board: Board, modality: str, extra_facts: bool = False) -> str:
         "",
         "### Options",
         f"- Tile numbers: 1 to {n}",
-        "- Directions: up, down, left, right",
+        "- Directions: up, down, left or right",
         "",
         "### Examples",
         f"- move {min(7, n)} up",

@@ -32,10 +32,10 @@ def state_parts(
         result = f"\nResult: {feedback}" if results else ""
         if image is not None:
             parts.append(ImagePart(image(state, "past"), label="past"))
-            parts.append(TextPart(f"Action: {shown}{result}"))
+            parts.append(TextPart(f"Your action there: {shown}{result}"))
         else:
             parts.append(TextPart(f"Previous state {k}:\n{listing(state)}"))
-            parts.append(TextPart(f"Previous action {k}: {shown}{result}"))
+            parts.append(TextPart(f"Your action in state {k}: {shown}{result}"))
     if image is not None:
         parts.append(ImagePart(image(goal, "goal"), label="goal"))
         parts.append(ImagePart(image(current, "current"), label="current"))
