@@ -90,9 +90,9 @@ def test_the_observation_carries_what_the_original_prompt_carries():
         1
     )
     assert "turn_to" not in recent and len(recent.splitlines()) == 10
-    assert "<Inventory>You have nothing.</Inventory>" in text
+    assert "<Inventory>You hold nothing.</Inventory>" in text
     assert "<Your action before this turn>inspect Numberlock</Your action before this turn>" in text
-    assert "'<ANSWER> [your answer]'" in text and "<ANSWER>your answer</ANSWER>" in text
+    assert "'<ANSWER> [the answer]'" in text and "<ANSWER>your answer</ANSWER>" in text
     # no result text, no answer format, no state words
     assert "Last action result" not in text and "digits" not in text and "locked" not in text
     assert obs.data["takes_answer"] and obs.data["view"] == {

@@ -87,7 +87,7 @@ def test_an_answer_is_read_as_the_original_agents_read_it():
 def test_use_pick_and_inventory():
     task = room01()
     play(task, "turn_to_east", "inspect desk", "open", "pick key_A")
-    assert "<Inventory>You have key_A.</Inventory>" in task.observe("player").text
+    assert "<Inventory>You hold key_A.</Inventory>" in task.observe("player").text
     play(task, "step_back", "turn_to_south", "inspect wardrobe")
     r = task.step("use key_A")
     assert r.validity == Validity.EFFECTIVE and r.info["checkpoints"] == ["unlocked_wardrobe"]

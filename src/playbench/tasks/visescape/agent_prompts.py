@@ -18,8 +18,8 @@ THINK = "[THINK]"
 ACTION = "[ACTION]"
 ANALYSIS = "[ANALYSIS]"
 SPATIAL = "[SPATIAL MEMORY]"
-ANSWER_SLOT = "<ANSWER> [your answer]"
-NO_CHANGE = "No Change occured after the action."  # the original's exact note (its spelling)
+ANSWER_SLOT = "<ANSWER> [the answer]"  # ours; the original's slot: texts=original
+NO_CHANGE = "The action changed nothing."  # ours; the original's note comes from the clone (texts=original)
 
 SYSTEM_ACTION = "Answer in this format: [ACTION]your action"
 SYSTEM_REACT = "Answer in this format: [THINK]your thought\n[ACTION]your action"
@@ -36,18 +36,19 @@ HINT_GUIDE = (
     "If there is a hint message, choose the action that carries out the guideline in the hint message."
 )
 
-SPATIAL_FORMAT = """{"direction 1" : {
-    "objects":["object1", "object2", ...]
+# the memory's layout (ours: the same four sections and JSON shapes, our placeholders)
+SPATIAL_FORMAT = """{"wall A" : {
+    "objects":["object A", "object B", ...]
 },
 ...}"""
-INSPECTED_FORMAT = """[{"object 1" : {
+INSPECTED_FORMAT = """[{"object A" : {
     "state":"",
-    "characteristics":"",
-    "additional info":""
+    "features":"",
+    "notes":""
 },
 ...}]"""
-UNINSPECTED_FORMAT = "[]"
-ADDITIONAL_FORMAT = "[1. additional memory1, 2. additional memory2, ...]"
+UNINSPECTED_FORMAT = "[ ]"
+ADDITIONAL_FORMAT = "[1. a note, 2. another note, ...]"
 
 
 def _hint(hint: str) -> str:
@@ -60,9 +61,9 @@ def _shown_actions(actions: Sequence[str], puzzle: bool) -> str:
 
 def _inventory(inventory: str) -> str:
     return (
-        f"<Inventory>You have {inventory}.</Inventory>"
+        f"<Inventory>You hold {inventory}.</Inventory>"
         if inventory
-        else "<Inventory>You have nothing.</Inventory>"
+        else "<Inventory>You hold nothing.</Inventory>"
     )
 
 
@@ -101,7 +102,7 @@ def base_turn(
         if recent
         else ""
     )
-    answer_or = " or <ANSWER>your answer</ANSWER>" if puzzle else ""
+    answer_or = " (at this lock, the answer as <ANSWER>your answer</ANSWER>)" if puzzle else ""
     think = "Think first, then act: your thought in a [THINK] section, then " if cot else ""
     return (
         f"{INIT_PROMPT}. \n"
@@ -169,7 +170,7 @@ def react_turn(
         if recent
         else ""
     )
-    answer_or = " or <ANSWER>your answer</ANSWER>" if puzzle else ""
+    answer_or = " (at this lock, the answer as <ANSWER>your answer</ANSWER>)" if puzzle else ""
     return (
         f"{INIT_PROMPT}. \n"
         f"{memory_text}{salient_text}{recent_text}\n"
@@ -291,11 +292,11 @@ def caption(kind: str, name: str, objects: Sequence[str]) -> str:
     """The caption prompt of a wall view (objects: the wall's receptacles and their items), an object
     close-up (its visible items) or an item close-up."""
     if kind == "wall":
-        return f"This image is a wall view of a room, with these objects: {action_list(objects)}\n{_CAPTION_RULES}"
+        return f"A picture of one wall of a room, showing these objects: {action_list(objects)}\n{_CAPTION_RULES}"
     if kind == "receptacle":
         items = [o for o in objects if o != name]
         present = (
             f" In {name}, these objects are present: {', '.join(repr(i) for i in items)}" if items else ""
         )
-        return f"This image is a close-up view of an object '{name}'.{present}\n{_CAPTION_RULES}"
-    return f"This image is a close-up view of an item '{name}'.\n{_CAPTION_RULES}"
+        return f"A close-up picture of the object '{name}'.{present}\n{_CAPTION_RULES}"
+    return f"A close-up picture of the item '{name}'.\n{_CAPTION_RULES}"

@@ -11,7 +11,7 @@ the previous action, the hint and the available actions (shuffled); it answers w
 
 `visescape-memory` (VisEscaper, Tables 4, 5, 10): also a memory rebuilt at steps 10, 20, ... from the
 last 10 logs (before step 10, the logged scenes themselves), the effect of each object action (a feedback
-call on the captions before and after it; "No Change occured after the action." when the view did not
+call on the captions before and after it; the original's no-change note when the view did not
 change), the previous reply (ReAct), and [THINK] before [ACTION]. Its memory, logs and feedback work on
 captions of the views (Table 18 prompts, temperature 0): by the acting model itself (the VLM setting) or by
 `--captioner-model` (the Socratic setting, where the acting model never sees an image). `memory=false`
@@ -50,6 +50,7 @@ from playbench.core.task import EpisodeContext, derive_seed
 from playbench.core.types import Action, ImagePart, Observation, Part, TextPart, Usage
 from playbench.models.base import ChatModel, GenerationParams, Message, call_purpose
 from playbench.tasks.visescape import agent_prompts as prompts
+from playbench.tasks.visescape.original_prompts import Prompts, prompts_at
 
 RECENT_ACTIONS = 10  # the past actions the original lists in each prompt (`experiment_runner.py`: [-10:])
 
@@ -179,6 +180,7 @@ class View:
     hint: str
     images: list[ImagePart]
     caption: str | None  # the task's own caption (observation=caption), if any
+    originals: str | None  # the clone whose prompts the task uses (texts=original), else None: ours
 
 
 def read_view(observation: Observation) -> View:
@@ -197,6 +199,7 @@ def read_view(observation: Observation) -> View:
         hint=str(data.get("hint") or ""),
         images=list(observation.images),
         caption=data.get("caption"),
+        originals=data.get("originals"),
     )
 
 
@@ -268,6 +271,12 @@ class VisEscapeAgent(Agent):
         self.step_count = 0
         self.previous_action: str | None = None
 
+    def texts(self, view: View) -> Prompts:
+        """The prompts of this episode: the authors' exact texts from the clone the task reads them from
+        (texts=original), else our paraphrases."""
+        self.prompts = prompts_at(view.originals)
+        return self.prompts
+
     async def describe(self, view: View, calls: StepCalls) -> str:
         """The view in words: the task's caption, or a caption made once per distinct image."""
         if view.caption:
@@ -276,7 +285,7 @@ class VisEscapeAgent(Agent):
             return "(no image)"
         if view.scene_id not in self.captions:
             model = self.captioner_model if self.captioner_model is not None else self.model
-            prompt = prompts.caption(view.kind, view.name, view.objects)
+            prompt = self.texts(view).caption(view.kind, view.name, view.objects)
             # the original's caption call: the image as the other calls send it, with no detail field
             images = replace(self.model_options, image_detail=None).wire_images(list(view.images))
             message = Message("user", [TextPart(prompt), *images])
@@ -346,7 +355,7 @@ class VisEscapeAgent(Agent):
                 assert value is not None
                 named = True
                 prompt = retry_prompt(value)
-                retry_system = prompts.SYSTEM_ACTION if (view.puzzle or not images) else None
+                retry_system = self.prompts.system_action if (view.puzzle or not images) else None
                 response = await self.ask(prompt, [], retry_system, calls, "retry")
             elif self.unreadable == "first_action" and not view.puzzle and not named:
                 # the original's error path: the first action of the shuffled list, after this one call
@@ -384,11 +393,12 @@ class BaseAgent(VisEscapeAgent):
     async def act(self, observation: Observation) -> Action:
         calls = StepCalls()
         view = read_view(observation)
+        p = self.texts(view)
         available = shuffled(view.available, self.rng) if self.shuffle else list(view.available)
         scene, images = await self.scene(view, calls)
-        system = prompts.SYSTEM_REACT if self.cot else prompts.SYSTEM_ACTION
+        system = p.system_react if self.cot else p.system_action
         if self.step_count == 0:
-            prompt = prompts.base_first(view.direction, scene, available, self.cot)
+            prompt = p.base_first(view.direction, scene, available, self.cot)
             response = await self.first_ask(view, prompt, images, system, calls)
             kind, value = read_action(response, available, False)
             # the original returns nothing for a reply it cannot use here, and its error path plays a
@@ -399,7 +409,7 @@ class BaseAgent(VisEscapeAgent):
             recent = (
                 [a for a in self.action_history if "turn" not in a][-self.recent :] if self.recent else []
             )
-            prompt = prompts.base_turn(
+            prompt = p.base_turn(
                 direction=view.direction,
                 scene=scene,
                 salient=self.salient_history,
@@ -417,7 +427,7 @@ class BaseAgent(VisEscapeAgent):
                 images,
                 available,
                 system,
-                lambda chosen: prompts.base_retry(view.direction, chosen, available, view.hint),
+                lambda chosen: p.base_retry(view.direction, chosen, available, view.hint),
                 calls,
             )
         self.action_history.append(self.history_string(view, action, answered))
@@ -456,6 +466,7 @@ class MemoryAgent(VisEscapeAgent):
     async def act(self, observation: Observation) -> Action:
         calls = StepCalls()
         view = read_view(observation)
+        p = self.texts(view)
         available = shuffled(view.available, self.rng) if self.shuffle else list(view.available)
         caption = await self.describe(view, calls)
         if self.step_count > 0:
@@ -463,9 +474,9 @@ class MemoryAgent(VisEscapeAgent):
         await self._update_memory(calls)
         scene, images = await self.scene(view, calls)
         if self.step_count == 0:
-            prompt = prompts.react_first(view.direction, scene, available)
+            prompt = p.react_first(view.direction, scene, available)
             action, answered, response = await self.choose(
-                view, prompt, images, available, prompts.SYSTEM_REACT, lambda chosen: prompt, calls
+                view, prompt, images, available, p.system_react, lambda chosen: prompt, calls
             )
         else:
             recent_logs = (
@@ -473,9 +484,9 @@ class MemoryAgent(VisEscapeAgent):
                 if self.recent
                 else []
             )
-            recent = [_with_effect(log["action"], log["analysis"]) for log in recent_logs]
-            salient = list(dict.fromkeys(_with_effect(s["action"], s["analysis"]) for s in self.salient))
-            prompt = prompts.react_turn(
+            recent = [(log["action"], log["analysis"]) for log in recent_logs]
+            salient = [(s["action"], s["analysis"]) for s in self.salient]
+            prompt = p.react_turn(
                 memory=self.memory,
                 salient=salient,
                 recent=recent,
@@ -492,8 +503,8 @@ class MemoryAgent(VisEscapeAgent):
                 prompt,
                 images,
                 available,
-                prompts.SYSTEM_REACT,
-                lambda chosen: prompts.react_retry(view.direction, self.memory, chosen, available, view.hint),
+                p.system_react,
+                lambda chosen: p.react_retry(view.direction, self.memory, chosen, available, view.hint),
                 calls,
             )
         self.previous_raw = response
@@ -518,11 +529,11 @@ class MemoryAgent(VisEscapeAgent):
         if "turn" in previous or "inspect" in previous or "step_back" in previous:
             effect = "-"
         elif self.previous_scene_id == view.scene_id:
-            effect = prompts.NO_CHANGE
+            effect = self.prompts.no_change
         elif not self.feedback_on:
             effect = "-"
         else:
-            prompt = prompts.feedback(self.previous_caption, previous, caption)
+            prompt = self.prompts.feedback(self.previous_caption, previous, caption)
             reply = await calls.call(self.model, text_messages(prompt, None), self.params, "feedback")
             effect = reply.split(prompts.ANALYSIS)[1].strip() if prompts.ANALYSIS in reply else reply
         self.logs[-1]["analysis"] = effect
@@ -539,16 +550,12 @@ class MemoryAgent(VisEscapeAgent):
         if 0 < step < every:
             self.memory = "\n".join(log["scene"] for log in self.logs[-every:])
         elif step == every:
-            prompt = prompts.memory_construct(self.logs[-every:])
+            prompt = self.prompts.memory_construct(self.logs[-every:])
             self.memory = await calls.call(
-                self.model, text_messages(prompt, prompts.SYSTEM_MEMORY), self.params, "memory"
+                self.model, text_messages(prompt, self.prompts.system_memory), self.params, "memory"
             )
         elif step > every and step % every == 0:
-            prompt = prompts.memory_update(self.memory, self.logs[-every:])
+            prompt = self.prompts.memory_update(self.memory, self.logs[-every:])
             self.memory = await calls.call(
-                self.model, text_messages(prompt, prompts.SYSTEM_MEMORY), self.params, "memory"
+                self.model, text_messages(prompt, self.prompts.system_memory), self.params, "memory"
             )
-
-
-def _with_effect(action: str, analysis: str) -> str:
-    return action if analysis == "-" else f"{action} - {analysis}"

@@ -9,8 +9,8 @@ restated in our words with the same facts:
   contain "turn"; the *action memory* (salient actions) is every action other than inspect / turn /
   step back, prefixed with where it was taken ("At Safe, open"); the *previous action* is the bare
   action (or answer);
-- the view as "NORTH side of room - [image]", the inventory ("You have key_A." / "You have
-  nothing."), the hint when one is due, the available actions as a list, and at a lock that takes a
+- the view as "NORTH side of room - [image]", the inventory (the items held, or
+  none), the hint when one is due, the available actions as a list, and at a lock that takes a
   typed answer the <ANSWER> note; no result text, no answer format, no state words;
 - progress is a change of the game's triggers. The first step is never compared; after it, a step
   that adds no trigger adds one to the stall counter and one that does resets it and clears the hint.
@@ -65,7 +65,7 @@ INIT_PROMPT = (
     "looks at one closely. Read the information and the task below carefully and reply accordingly."
 )
 REPLY_FORMAT = "Give your action in an [ACTION] section: only the chosen action there, no other text."
-ANSWER_SLOT = "<ANSWER> [your answer]"  # how the original lists the answer among the actions
+ANSWER_SLOT = "<ANSWER> [the answer]"  # the answer among the actions (ours; the original's: texts=original)
 ANSWER_NOTE = (
     "<ANSWER> enters an answer into the lock in front of you; use it as <ANSWER>your answer</ANSWER>."
 )
@@ -107,9 +107,9 @@ def action_list(actions: Sequence[str]) -> str:
 
 def inventory_text(names: Sequence[str]) -> str:
     return (
-        f"<Inventory>You have {', '.join(names)}.</Inventory>"
+        f"<Inventory>You hold {', '.join(names)}.</Inventory>"
         if names
-        else "<Inventory>You have nothing.</Inventory>"
+        else "<Inventory>You hold nothing.</Inventory>"
     )
 
 
@@ -242,7 +242,7 @@ def observation_parts(
         lines.append(HINT_GUIDE)
     if takes_answer:
         lines.append(
-            "In [ACTION] give only the chosen action or <ANSWER>your answer</ANSWER>, no other text."
+            "In [ACTION] give only the chosen action (at this lock, the answer as <ANSWER>your answer</ANSWER>), no other text."
         )
     parts.append(TextPart("\n".join(lines)))
     return parts

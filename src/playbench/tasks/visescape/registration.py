@@ -1,6 +1,7 @@
 """VisEscape's task ids. Imported by `playbench.tasks`; keep it free of heavy imports."""
 
 from playbench.core.registry import register
+from playbench.tasks.visescape import originals as _originals  # noqa: F401 - registers the authors' repository
 
 ROOMS = "playbench.tasks.visescape.task:VisEscapeTask"
 ROOM_COUNT = 20

@@ -25,10 +25,13 @@ from pydantic import Field, field_validator
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
 from playbench.core.model_side import ModelSide
+from playbench.core.original_texts import TextsOptions
+from playbench.core.originals import OriginalsUse
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
 from playbench.tasks.visescape import metrics as vm
+from playbench.tasks.visescape import originals as om
 from playbench.tasks.visescape import protocol as pc
 from playbench.tasks.visescape.engine import (
     ANSWER_ACTION,
@@ -38,9 +41,11 @@ from playbench.tasks.visescape.engine import (
     View,
     view_wall,
 )
+from playbench.tasks.visescape.original_prompts import TheirPrompts, task_prompts
 from playbench.tasks.visescape.replies import Reply, read_reply, retry_feedback
 from playbench.tasks.visescape.rooms import as_played, load_room, quiz_params, room_ids
 from playbench.tasks.visescape.schema import Room
+from playbench.tasks.visescape.task_texts import OriginalTurns
 from playbench.tasks.visescape.validator import check_room, clues_read, shortest_path
 
 ROOM_SET = "all"
@@ -48,7 +53,7 @@ ROOM_SET = "all"
 ACTION_GRAMMAR = re.compile(r"(turn_to_\w+|step_back|(inspect|pick|use|press) \S+|[a-z][a-z0-9_]*)")
 
 
-class VisEscapeConfig(TaskConfig):
+class VisEscapeConfig(TextsOptions):
     rooms: list[str] = Field(default_factory=lambda: [ROOM_SET])
     room_file: str | None = None  # play a room file of your own instead of the shipped rooms
     observation: Literal["image", "caption"] = "image"  # caption: our ground-truth caption instead
@@ -116,6 +121,22 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
     roles: ClassVar[tuple[str, ...]] = ("player",)
 
     config: VisEscapeConfig
+    # the authors' texts (the base agent's prompts) apply to our rooms too: the prompt is the original
+    # agent's whatever the room; the rooms themselves are ours
+    originals: ClassVar[OriginalsUse | None] = om.TEXTS_ONLY
+
+    def preflight(self) -> None:
+        """With texts=original, every text of the clone's map is read now (a missing one names its file
+        and symbol before the first episode)."""
+        prompts = self._their_prompts()
+        if prompts is not None:
+            prompts.check()
+
+    def _their_prompts(self) -> TheirPrompts | None:
+        """The authors' prompts (texts=original), or None for ours; read once per task object."""
+        if not hasattr(self, "_prompts_cache"):
+            self._prompts_cache = task_prompts(self.config, type(self).originals)
+        return self._prompts_cache
 
     @property
     def cache_instances(self) -> bool:  # type: ignore[override]
@@ -179,6 +200,11 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
         self._retries = 0
         self._invalid = 0
         self._rejection = ""  # the retry message shown with the next observation
+        self._rejected: str | None = (
+            None  # texts=original: "" an unreadable reply, else the unavailable action
+        )
+        prompts = self._their_prompts()
+        self._turns = OriginalTurns(prompts) if prompts is not None else None
         self._feedback = ""  # the last result in words (shown only with the `feedback` option)
         self._reached_at: dict[str, int] = {}  # checkpoint -> step, in the order reached
         self._gc_curve: list[float] = []
@@ -286,6 +312,7 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
         self._retries += 1
         available, takes_answer = self._offered()
         self._rejection = retry_feedback(action, available)
+        self._rejected = action
         validity = Validity.UNPARSEABLE if unparseable else Validity.INVALID
         at_once = pc.unreadable_ends_turn(
             self.config.unreadable, unparseable=unparseable, takes_answer=takes_answer, streak=self._retries
@@ -336,6 +363,7 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
         outcome: Outcome = engine.apply(before, action)
         self._retries = 0
         self._rejection = ""
+        self._rejected = None
         self._situations[(before, action)] += 1
         if outcome.lock is not None:
             self._answers += 1
@@ -452,18 +480,36 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
             }
             if self.config.answer_format:
                 extra.append(f"The answer of this lock: {lock_data['answer_format']}.")
-        parts = pc.observation_parts(
-            first=not self._log.entries,
-            direction=direction,
-            view=view,
-            log=self._log,
-            history=self.config.history,
-            inventory=sorted(self._state.held, key=str.lower),
-            available=available,
-            takes_answer=takes_answer,
-            hint=hint,
-            extra=extra,
-        )
+        texts_extra = [x for x in extra if x != self._rejection]
+        if self._turns is not None:
+            parts, instructions = self._turns.observe(
+                first=not self._log.entries,
+                direction=direction,
+                view=view,
+                caption=caption,
+                log=self._log,
+                history=self.config.history,
+                inventory=sorted(self._state.held, key=str.lower),
+                available=available,
+                takes_answer=takes_answer,
+                hint=hint,
+                rejected=self._rejected if self._rejection else None,
+                extra=texts_extra,
+            )
+        else:
+            instructions = pc.INSTRUCTIONS
+            parts = pc.observation_parts(
+                first=not self._log.entries,
+                direction=direction,
+                view=view,
+                log=self._log,
+                history=self.config.history,
+                inventory=sorted(self._state.held, key=str.lower),
+                available=available,
+                takes_answer=takes_answer,
+                hint=hint,
+                extra=extra,
+            )
         kind_name = {"wall": "wall", "rec": "receptacle", "item": "item"}[v[0]]
         data: dict[str, Any] = {
             "step": self._steps,
@@ -485,10 +531,12 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
             data["last_result"] = self._feedback
         if caption is not None:
             data["caption"] = caption
+        # the paper agents read their prompts from the same clone (None: ours)
+        data["originals"] = str(self._turns.prompts.source.clone.path) if self._turns is not None else None
         return Observation(
             role=role,
             parts=parts,
-            instructions=pc.INSTRUCTIONS,
+            instructions=instructions,
             legal_actions=[] if self.done else self.legal_actions(),
             feedback=self._rejection or (self._feedback if self.config.feedback else ""),
             step=self._steps,

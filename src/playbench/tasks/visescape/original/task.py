@@ -25,14 +25,19 @@ from pydantic import Field, field_validator
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
 from playbench.core.model_side import ModelSide
+from playbench.core.original_texts import TextsOptions
+from playbench.core.originals import OriginalsUse
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, Observation, Part, StepResult, TextPart, Validity
 from playbench.tasks.visescape import metrics as vm
+from playbench.tasks.visescape import originals as om
 from playbench.tasks.visescape import protocol as pc
 from playbench.tasks.visescape.original.clone import Clone, CloneError, demo_clone, open_clone
 from playbench.tasks.visescape.original.engine import Game
+from playbench.tasks.visescape.original_prompts import TheirPrompts, data_origin, task_prompts
 from playbench.tasks.visescape.replies import Reply, read_reply, retry_feedback
+from playbench.tasks.visescape.task_texts import OriginalTurns
 
 ALL = "all"
 # the one line `run`, `reproduce` and `play` print, exit 2, for the authors' ids without a source
@@ -44,7 +49,7 @@ NO_SOURCE = (
 )
 
 
-class RoomOptions(TaskConfig):
+class RoomOptions(TextsOptions):
     """The options of every id that plays rooms in the authors' format."""
 
     rooms: list[str] = Field(default_factory=lambda: [ALL])
@@ -71,7 +76,8 @@ class RoomOptions(TaskConfig):
 
 
 class OriginalConfig(RoomOptions):
-    source: str | None = None  # a clone of pull-ups/VisEscape-demo; needed to play
+    # a clone of pull-ups/VisEscape-demo; needed to play (default: the originals folder's clone)
+    source: str | None = None
     images: str | None = None  # a folder laid out as roomN/image/... (the authors' full-resolution images)
 
 
@@ -123,6 +129,8 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
     instance_label: ClassVar[str] = "visescape original"
     roles: ClassVar[tuple[str, ...]] = ("player",)
     needs_source: ClassVar[bool] = True  # the authors' rooms: no playing without a clone
+    # `source` defaults to the clone in the originals folder; texts=original reads the agents' prompts there
+    originals: ClassVar[OriginalsUse | None] = om.ORIGINAL_ROOMS
 
     config: RoomOptions
 
@@ -135,6 +143,19 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
         checks, which do not call this, see the built-in demo room under them."""
         if self.needs_source and self.source is None:
             raise ConfigError(NO_SOURCE)
+        prompts = self._their_prompts()
+        if prompts is not None:  # texts=original: every mapped text is read now, before any episode
+            prompts.check()
+
+    def _their_prompts(self) -> TheirPrompts | None:
+        """The authors' prompts (texts=original), or None for ours; read once per task object."""
+        if not hasattr(self, "_prompts_cache"):
+            self._prompts_cache = task_prompts(self.config, type(self).originals)
+        return self._prompts_cache
+
+    def data_origin(self) -> str:
+        """`original@<commit>` for the authors' rooms read from a clone; `ours` for the demo room."""
+        return data_origin(self.source)
 
     def model_side(self) -> ModelSide:
         """The authors' agents' calls (`protocol.MODEL_SIDE`)."""
@@ -196,6 +217,11 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
         self._retries = 0
         self._invalid = 0
         self._rejection = ""  # the retry message shown with the next observation
+        self._rejected: str | None = (
+            None  # texts=original: "" an unreadable reply, else the unavailable action
+        )
+        prompts = self._their_prompts()
+        self._turns = OriginalTurns(prompts) if prompts is not None else None
         self._situations: Counter[tuple[str, str]] = Counter()
         self._essential = {e for e in essential if e}
         self._seen = {self._game.image()}
@@ -250,6 +276,7 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
         self._retries += 1
         available = self._game.available_actions()
         self._rejection = retry_feedback(action, available)
+        self._rejected = action
         validity = Validity.UNPARSEABLE if unparseable else Validity.INVALID
         at_once = pc.unreadable_ends_turn(
             self.config.unreadable,
@@ -298,6 +325,7 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
         game.handle_action(action)
         self._retries = 0
         self._rejection = ""
+        self._rejected = None
         self._situations[(situation, action)] += 1
         if lock is not None:
             self._answers += 1
@@ -379,19 +407,35 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
             view = [TextPart("(the original has no image for this view)")]
         hint = self.hint_text()
         available = [] if self.done else game.available_actions()
-        extra = [self._rejection] if self._rejection else []
-        parts = pc.observation_parts(
-            first=not self._log.entries,
-            direction=game.wall,
-            view=view,
-            log=self._log,
-            history=self.config.history,
-            inventory=list(game.inventory),
-            available=available,
-            takes_answer=game.takes_answer() and not self.done,
-            hint=hint,
-            extra=extra,
-        )
+        takes_answer = game.takes_answer() and not self.done
+        if self._turns is not None:
+            parts, instructions = self._turns.observe(
+                first=not self._log.entries,
+                direction=game.wall,
+                view=view if image else [],
+                caption=None,
+                log=self._log,
+                history=self.config.history,
+                inventory=list(game.inventory),
+                available=available,
+                takes_answer=takes_answer,
+                hint=hint,
+                rejected=self._rejected if self._rejection else None,
+            )
+        else:
+            instructions = pc.INSTRUCTIONS
+            parts = pc.observation_parts(
+                first=not self._log.entries,
+                direction=game.wall,
+                view=view,
+                log=self._log,
+                history=self.config.history,
+                inventory=list(game.inventory),
+                available=available,
+                takes_answer=takes_answer,
+                hint=hint,
+                extra=[self._rejection] if self._rejection else [],
+            )
         kind = {"WALL": "wall", "RECEPTACLE": "receptacle", "ITEM": "item"}[game.view]
         data: dict[str, Any] = {
             "step": self._steps,
@@ -411,11 +455,13 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
             "recent_actions": self._log.recent(self.config.history),
             "salient_actions": self._log.salient(),
             "rejected": self._rejection or None,
+            # the paper agents read their prompts from the same clone (None: ours)
+            "originals": str(self._turns.prompts.source.clone.path) if self._turns is not None else None,
         }
         return Observation(
             role=role,
             parts=parts,
-            instructions=pc.INSTRUCTIONS,
+            instructions=instructions,
             legal_actions=[] if self.done else self.legal_actions(),
             feedback=self._rejection,
             step=self._steps,
@@ -478,6 +524,7 @@ class DemoTask(OriginalTask):
     Config: ClassVar[type[TaskConfig]] = DemoConfig
     instance_label: ClassVar[str] = "visescape original demo"
     needs_source: ClassVar[bool] = False
+    originals: ClassVar[OriginalsUse | None] = om.TEXTS_ONLY  # the prompts only: the room is ours
 
 
 def _guess(answer: str, rng: random.Random) -> str:
