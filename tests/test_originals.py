@@ -64,6 +64,16 @@ class Prompter:
         return textwrap.dedent(f"""
             value {v}
         """)
+
+    def listing(self, items):
+        prompt = f"Look at {self.name}.{f' It holds {items}.' if items else ''} Then act."
+        return prompt
+
+
+class Composed:
+    BASE = "Base rules."
+    EXTRA = BASE + " More rules."
+    BOTH = Prompter.style + " and " + EXTRA
 '''
 
 
@@ -131,6 +141,31 @@ def test_format_calls_return_their_template_and_literals_count_in_order(clone):
     assert read(clone, f, "Prompter.assembled:return") == "Board {rows}x{cols}: done"
     assert read(clone, f, "Prompter.feedback:#1") == "first"
     assert read(clone, f, "Prompter.feedback:#3") == "kept "
+
+
+def test_a_field_holding_a_nested_fstring_reads_as_a_numbered_field_and_its_texts_with_at(clone):
+    f = "agent/prompts.py"
+    outer = read(clone, f, "Prompter.listing:prompt")
+    inner = read(clone, f, "Prompter.listing:prompt@1")
+    assert outer == "Look at {self.name}.{#1} Then act." and inner == " It holds {items}."
+
+    class Me:
+        name = "the shelf"
+
+    self = Me()
+    for items in ("a key", ""):
+        expected = f"Look at {self.name}.{f' It holds {items}.' if items else ''} Then act."
+        nested = fill(inner, {"items": items}) if items else ""
+        assert fill(outer, {"self.name": self.name, "#1": nested}) == expected
+    with pytest.raises(ConfigError, match="has 2 string literals inside its fields, not 3"):
+        read(clone, f, "Prompter.listing:prompt@3")
+
+
+def test_class_bodies_resolve_their_own_names_and_other_classes_attributes(clone):
+    f = "agent/prompts.py"
+    assert read(clone, f, "Composed.EXTRA") == "Base rules. More rules."
+    assert read(clone, f, "Composed.BOTH") == "plain and Base rules. More rules."
+    assert read(clone, f, "Composed:#2") == " More rules."  # literals of a class body, in order
 
 
 def test_containers_and_indexing(clone):
@@ -410,6 +445,15 @@ def test_fetch_without_the_network_is_one_clear_error_and_leaves_nothing(monkeyp
 def test_fetch_names_an_unknown_repository(tmp_path, capsys):
     assert main(["originals", "fetch", "nope", "--dir", str(tmp_path)]) == 2
     assert "no original repository named nope" in capsys.readouterr().err
+
+
+def test_a_data_option_naming_a_whole_clone_is_the_texts_clone(monkeypatch, clone, tmp_path):
+    monkeypatch.setenv("PLAYBENCH_ORIGINALS", str(tmp_path / "none"))
+    use = OriginalsUse(repo="toy-original", data={"source": ""})
+    options, notices = resolve_options(use, {"source": str(clone.path)}, {"source"})
+    assert options["texts"] == "original" and options["originals"] == str(clone.path) and notices == []
+    ours, _ = resolve_options(use, {"source": str(clone.path), "texts": "ours"}, {"source", "texts"})
+    assert ours["texts"] == "ours" and ours.get("originals") is None
 
 
 def test_texts_option_is_refused_where_a_task_has_none(tmp_path):

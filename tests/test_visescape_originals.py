@@ -606,4 +606,4 @@ def test_a_missing_text_is_an_error_naming_file_and_symbol(folder):
         make_task("visescape/rooms", originals=str(folder / om.NAME)).preflight()
     (folder / om.NAME / om.CAPTION_OBJECT_FILE).unlink()
     with pytest.raises(ConfigError, match=r"caption_object_view\.py: process_object_view_json:prompt"):
-        theirs(folder).object_caption_parts()
+        theirs(folder).caption("receptacle", "shelf", ["key"])

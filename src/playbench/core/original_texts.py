@@ -123,6 +123,7 @@ class TextSource:
         module = self._module(ref, path)
         fail = lambda why: _missing(self.clone, ref, why)  # noqa: E731
         symbol, keys = _split_keys(ref.symbol)
+        symbol, _, nested = symbol.partition("@")
         scope_path, sep, name = symbol.partition(":")
         if not sep:  # NAME or Class.NAME
             scope_path, _, name = symbol.rpartition(".")
@@ -130,7 +131,9 @@ class TextSource:
         for part in [p for p in scope_path.split(".") if p]:
             scope = _child_def(scope, part) or _raise(fail(f"no class or function '{part}'"))
         node = _pick(scope, name, fail)
-        value = _to_value(node, module, fail)
+        if nested:
+            node = _nested_literal(node, nested, fail)
+        value = _to_value(node, module, fail, classes=_classes_on_path(module, scope_path))
         for key in keys:
             value = _index(value, key, fail)
         if isinstance(value, _Text):
@@ -218,7 +221,8 @@ def _pick(scope: ast.AST, name: str, fail: Any) -> ast.AST:
     name, _, nth_text = name.partition("#")
     nth = int(nth_text) if nth_text.isdigit() else 1
     nodes = _own_nodes(scope) if not isinstance(scope, ast.Module | ast.ClassDef) else list(scope.body)
-    if name == "":  # #N: the N-th string literal (an f-string counts once)
+    if name == "":  # #N: the N-th string literal (an f-string counts once), in any scope's own code
+        nodes = _own_nodes(scope)
         inside_fstring = {
             id(c) for n in nodes if isinstance(n, ast.JoinedStr) for c in ast.walk(n) if c is not n
         }
@@ -242,11 +246,47 @@ def _pick(scope: ast.AST, name: str, fail: Any) -> ast.AST:
     return assigns[nth - 1].value  # type: ignore[attr-defined]
 
 
-def _module_name(module: ast.Module, name: str) -> ast.AST | None:
+def _nested_literal(node: ast.AST, nth: str, fail: Any) -> ast.AST:
+    """`SYMBOL@k`: the k-th string literal inside the fields of the f-string SYMBOL selects (an f-string
+    counts once), in source order: the texts of a field such as `{f"..." if items else ""}`."""
+    if not isinstance(node, ast.JoinedStr):
+        raise fail("is not an f-string, so it has no texts inside its fields")
+    found: list[ast.AST] = []
+    for piece in node.values:
+        if not isinstance(piece, ast.FormattedValue):
+            continue
+        inner = [
+            n
+            for n in ast.walk(piece.value)
+            if isinstance(n, ast.JoinedStr) or (isinstance(n, ast.Constant) and isinstance(n.value, str))
+        ]
+        nested_in = {id(c) for n in inner if isinstance(n, ast.JoinedStr) for c in ast.walk(n) if c is not n}
+        found += [n for n in inner if id(n) not in nested_in]
+    found.sort(key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
+    k = int(nth) if nth.isdigit() else 0
+    if not 1 <= k <= len(found):
+        raise fail(f"has {len(found)} string literals inside its fields, not {nth}")
+    return found[k - 1]
+
+
+def _module_name(module: ast.Module | ast.ClassDef, name: str) -> ast.AST | None:
+    """The value last assigned to `name` in a module's or a class's own body (as Python reads it)."""
+    found = None
     for node in module.body:
         if name in _targets(node) and getattr(node, "value", None) is not None:
-            return node.value  # type: ignore[attr-defined]
-    return None
+            found = node.value  # type: ignore[attr-defined]
+    return found
+
+
+def _classes_on_path(module: ast.Module, scope_path: str) -> tuple[ast.ClassDef, ...]:
+    """The classes a symbol's scope lies in (their bodies resolve names before the module does)."""
+    out: list[ast.ClassDef] = []
+    scope: ast.AST | None = module
+    for part in [p for p in scope_path.split(".") if p]:
+        scope = _child_def(scope, part) if scope is not None else None
+        if isinstance(scope, ast.ClassDef):
+            out.append(scope)
+    return tuple(out)
 
 
 def _template_part(value: Any) -> str:
@@ -256,21 +296,27 @@ def _template_part(value: Any) -> str:
     return str(value).replace("{", "{{").replace("}", "}}")
 
 
-def _to_value(node: ast.AST, module: ast.Module, fail: Any, depth: int = 0) -> Any:
+def _to_value(
+    node: ast.AST, module: ast.Module, fail: Any, depth: int = 0, classes: tuple[ast.ClassDef, ...] = ()
+) -> Any:
     if depth > 20:
         raise fail("refers to itself")
-    again = lambda n: _to_value(n, module, fail, depth + 1)  # noqa: E731
+    again = lambda n: _to_value(n, module, fail, depth + 1, classes)  # noqa: E731
     if isinstance(node, ast.Constant):
         return _text(node.value, False) if isinstance(node.value, str) else node.value
     if isinstance(node, ast.JoinedStr):
         parts = []
+        unnamed = 0
         for piece in node.values:
             if isinstance(piece, ast.Constant):
                 parts.append(str(piece.value).replace("{", "{{").replace("}", "}}"))
             elif isinstance(piece, ast.FormattedValue):
                 expr = ast.unparse(piece.value)
                 if any(c in expr for c in "{}!:"):
-                    raise fail(f"has a field whose expression cannot be a template field: {{{expr}}}")
+                    # an expression that cannot name a field (a nested f-string, a slice): `#1`, `#2`, ...
+                    # in order; its texts are read with `SYMBOL@k`
+                    unnamed += 1
+                    expr = f"#{unnamed}"
                 conv = {-1: "", 115: "!s", 114: "!r", 97: "!a"}[piece.conversion]
                 spec = ""
                 if piece.format_spec is not None:
@@ -293,10 +339,23 @@ def _to_value(node: ast.AST, module: ast.Module, fail: Any, depth: int = 0) -> A
             raise fail("is a dict with ** unpacking")
         return {_plain(again(k)): again(v) for k, v in zip(node.keys, node.values, strict=True)}
     if isinstance(node, ast.Name):
+        # a name in a class body is that class's attribute first (the innermost class), then the module's
+        for cls in reversed(classes[-1:]):
+            target = _module_name(cls, node.id)
+            if target is not None:
+                return again(target)
         target = _module_name(module, node.id)
         if target is None:
             raise fail(f"refers to '{node.id}', which is not a module-level value")
         return again(target)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        # `Class.attr`: an attribute of a class of the same module, read in that class's body
+        cls = _child_def(module, node.value.id)
+        if isinstance(cls, ast.ClassDef):
+            target = _module_name(cls, node.attr)
+            if target is None:
+                raise fail(f"refers to {node.value.id}.{node.attr}, which the class does not assign")
+            return _to_value(target, module, fail, depth + 1, (cls,))
     if (
         isinstance(node, ast.UnaryOp)
         and isinstance(node.op, ast.USub)

@@ -41,7 +41,10 @@ class TextRef:
     `symbol` names it inside `file` (see `original_texts.read_text`): `NAME` (a module-level
     assignment), `Class.NAME`, `func:NAME` / `Class.method:NAME` (an assignment inside a function;
     `NAME#2` the second one), `func:return` (its first returned value), `func:#N` (its N-th string
-    literal in source order); in a JSON file a key path `a.b.0`; in any other file `` (the whole file)."""
+    literal in source order); `SYMBOL@k` the k-th text inside the fields of the f-string SYMBOL names (whose
+    fields that cannot be named, such as `{f"..." if x else ""}`, read as `{#1}`, `{#2}`, ...); a trailing
+    `[key][0]` indexes a dict or list; in a JSON file a key path `a.b.0`; in any other file `` (the whole
+    file)."""
 
     id: str
     file: str
@@ -209,6 +212,11 @@ def resolve_options(
     repo = get_repo(use.repo)
     out = dict(options)
     notices: list[str] = []
+    if use.texts and out.get("originals") is None and out.get("texts") != "ours":
+        # a data option that names the clone itself (`source=PATH` of a whole clone) names the texts' clone
+        for key, inside in use.data.items():
+            if inside == "" and key in user_keys and out.get(key):
+                out["originals"] = str(out[key])
     # an `originals=PATH` the user gave is the clone for the data defaults too
     clone = find_clone(repo, out.get("originals") if use.texts else None)
     if clone is not None:

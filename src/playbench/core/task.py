@@ -184,6 +184,14 @@ class Task(ABC):
         every model-driven seat on every run (`core/model_side.py`); None: nothing declared."""
         return None
 
+    def texts_origin(self) -> str:
+        """Whose words the task sends, for the fidelity stamp: `original@<commit>` (read from the authors'
+        clone) or `ours`. A task whose options can send only its own texts whatever `texts` says (a
+        playbench protocol) overrides this."""
+        from playbench.core.originals import texts_stamp
+
+        return texts_stamp(type(self).originals, self.config.model_dump())
+
     def data_origin(self) -> str:
         """Where the instances come from, for the run's fidelity stamp: `generated` (drawn by playbench),
         `ours` (playbench's own set), `original@<commit>` (read from the authors' clone), or a

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from playbench.core.originals import texts_stamp
 from playbench.core.task import Task
 
 
@@ -29,9 +28,9 @@ def model_side_stamp(record: dict[str, Any]) -> str:
     return "paper" if record.get("declared_by") else "playbench defaults"
 
 
-def task_stamp(task: Task, options: dict[str, Any], model_record: dict[str, Any]) -> dict[str, str]:
+def task_stamp(task: Task, model_record: dict[str, Any]) -> dict[str, str]:
     return {
-        "texts": texts_stamp(type(task).originals, options),
+        "texts": task.texts_origin(),
         "data": task.data_origin(),
         "model_side": model_side_stamp(model_record),
     }

@@ -159,7 +159,7 @@ def plan_run(config: RunConfig) -> RunPlan:
             task = spec.load_class()(**routed[spec.id])
         if record:
             model_side[spec.id] = record
-        fidelity[spec.id] = task_stamp(task, routed[spec.id], record)
+        fidelity[spec.id] = task_stamp(task, record)
         instances = task.instances(config.episodes, config.seed)
         if config.instance_ids is not None:
             wanted = set(config.instance_ids)

@@ -13,14 +13,13 @@ sent is then exactly what the authors' base agent sends in the same state.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from playbench.core.errors import ConfigError
 from playbench.core.original_texts import TextSource, fill, texts_source
-from playbench.core.originals import TextRef, find_clone, open_clone
+from playbench.core.originals import find_clone, open_clone
 from playbench.core.task import TaskConfig
 from playbench.tasks.visescape import agent_prompts as ours
 from playbench.tasks.visescape import originals as om
@@ -81,7 +80,6 @@ class TheirPrompts:
     def __init__(self, source: TextSource) -> None:
         self.source = source
         self.refs = {ref.id: ref for ref in om.REPO.texts}
-        self._object_caption: tuple[str, str] | None = None
 
     @property
     def stamp(self) -> str:
@@ -97,7 +95,6 @@ class TheirPrompts:
         """Read every text (a missing one is a ConfigError naming its file and symbol)."""
         for ref in om.REPO.texts:
             self.source.text(ref)
-        self.object_caption_parts()
 
     # --- simple texts ----------------------------------------------------------------------------
     @property
@@ -303,80 +300,11 @@ class TheirPrompts:
         if kind == "wall":
             return self.f("caption.wall", objects=list(objects))
         if kind == "receptacle":
-            outer, inner = self.object_caption_parts()
             items = [o for o in objects if o != name]
             items_str = ", ".join(f"'{item}'" for item in items) if items else ""
-            present = (
-                fill(inner, {"object_type": name, "items_str": items_str}, "caption.object") if items else ""
-            )
-            return fill(outer, {"object_type": name, "present": present}, "caption.object")
+            present = self.f("caption.object.items", object_type=name, items_str=items_str) if items else ""
+            return fill(self.t("caption.object"), {"object_type": name, "#1": present}, "caption.object")
         return self.f("caption.item", item_name=name)
-
-    def object_caption_parts(self) -> tuple[str, str]:
-        """The object view's caption prompt: an f-string with a nested conditional f-string, which the
-        kernel's reader does not take; read here with `ast` (as data): (outer template with a `{present}`
-        field, inner template)."""
-        if self._object_caption is None:
-            self._object_caption = _object_caption(
-                self.source, om.CAPTION_OBJECT_FILE, om.CAPTION_OBJECT_SYMBOL
-            )
-        return self._object_caption
-
-
-def _object_caption(source: TextSource, file: str, symbol: str) -> tuple[str, str]:
-    clone = source.clone
-    ref = TextRef("caption.object", file, symbol)
-    where = f"text 'caption.object' of {clone.repo.name} ({clone.path}): {file}: {symbol}"
-    path = Path(clone.path) / file
-    if not path.is_file():
-        raise ConfigError(f"{where}: the file is missing")
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except SyntaxError as exc:
-        raise ConfigError(f"{where}: does not parse as Python ({exc.msg})") from None
-    func_name, _, var = ref.symbol.partition(":")
-    node = next(
-        (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == func_name),
-        None,
-    )
-    value = None
-    if node is not None:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == var for t in sub.targets
-            ):
-                value = sub.value
-                break
-    if not isinstance(value, ast.JoinedStr):
-        raise ConfigError(f"{where}: no f-string assigned there")
-
-    def template(joined: ast.JoinedStr, nested_ok: bool) -> tuple[str, str]:
-        out, inner = [], ""
-        for piece in joined.values:
-            if isinstance(piece, ast.Constant):
-                out.append(str(piece.value).replace("{", "{{").replace("}", "}}"))
-            elif isinstance(piece, ast.FormattedValue) and isinstance(piece.value, ast.Name):
-                out.append("{" + piece.value.id + "}")
-            elif (
-                nested_ok
-                and isinstance(piece, ast.FormattedValue)
-                and isinstance(piece.value, ast.IfExp)
-                and isinstance(piece.value.body, ast.JoinedStr)
-                and isinstance(piece.value.orelse, ast.Constant)
-                and piece.value.orelse.value == ""
-            ):
-                inner = template(piece.value.body, False)[0]
-                out.append("{present}")
-            else:
-                raise ConfigError(
-                    f"{where}: a part that is not a text or a plain field ({ast.unparse(piece)})"
-                )
-        return "".join(out), inner
-
-    outer, inner = template(value, True)
-    if not inner:
-        raise ConfigError(f"{where}: the nested text of the object's items is missing")
-    return outer, inner
 
 
 Prompts = OurPrompts | TheirPrompts

@@ -168,7 +168,8 @@ MEMORY_TEXTS = (
     ),
 )
 
-# --- captions (Table 18; the object view's prompt has a nested f-string: `original_prompts.py`) -------
+# --- captions (Table 18; the object view's prompt holds a nested f-string: its field reads `{#1}`, the
+# nested text `@1`) ---------------------------------------------------------------------------------------
 CAPTION_TEXTS = (
     _t(
         "caption.wall",
@@ -177,9 +178,20 @@ CAPTION_TEXTS = (
         "{objects}: the Python list of the wall's receptacles and their items",
     ),
     _t("caption.item", f"{CAPTIONS}/caption_item_view.py", "process_item_view_json:prompt", "{item_name}"),
+    _t(
+        "caption.object",
+        f"{CAPTIONS}/caption_object_view.py",
+        "process_object_view_json:prompt",
+        "{object_type}; {#1}: caption.object.items filled when the view holds items, else empty",
+    ),
+    _t(
+        "caption.object.items",
+        f"{CAPTIONS}/caption_object_view.py",
+        "process_object_view_json:prompt@1",
+        "{object_type}, {items_str}: the items as 'a', 'b'",
+    ),
 )
 CAPTION_OBJECT_FILE = f"{CAPTIONS}/caption_object_view.py"
-CAPTION_OBJECT_SYMBOL = "process_object_view_json:prompt"
 
 REPO = OriginalRepo(
     name=NAME,
