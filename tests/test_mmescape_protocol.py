@@ -34,7 +34,7 @@ def started(level: str = "level-2", start=(3.0, 2.5, 0.0, 0.0), spots=None, **op
 
 def test_the_defaults_are_the_papers_protocol():
     cfg = make_task("mmescape/paper-level-2").config
-    assert (cfg.protocol, cfg.grab, cfg.replies, cfg.max_retries, cfg.parser, cfg.texts) == (
+    assert (cfg.protocol, cfg.grab, cfg.replies, cfg.max_retries, cfg.parser, cfg.prompts) == (
         "paper",
         "view",
         "retry",
@@ -51,7 +51,7 @@ def test_the_defaults_are_the_papers_protocol():
     )
     assert (cfg.red_dot, cfg.visual_aids, cfg.hint, cfg.debrief) == ("square", False, "none", True)
     ours = make_task("mmescape/level-2", protocol="playbench").config
-    assert (ours.grab, ours.replies, ours.parser, ours.texts, ours.history) == (
+    assert (ours.grab, ours.replies, ours.parser, ours.prompts, ours.history) == (
         "centre",
         "step",
         "lenient",
@@ -92,7 +92,10 @@ def test_the_turn_text_and_the_system_prompt_carry_the_originals_facts():
     for extra in ("4 m", "4 metres", "within about", "89 degrees", "Turning and walking happen first"):
         assert extra not in system, extra
     text = obs.text
-    assert text.startswith("The picture shows the room where you start.\n===\n")
+    # the first turn states, as the original's does, that nothing was interacted with
+    assert text.startswith(
+        "The picture shows the room where you start. You did not interact with any object in the last step.\n===\n"
+    )
     assert "The items in your bag that you can use:\nYour bag is empty.\n===" in text
     assert "turn around with rotate_right" in text and '"rationale": str' in text
     assert "Step 1" not in text and "of at most" not in text  # no step counter

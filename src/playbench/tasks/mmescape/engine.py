@@ -6,9 +6,10 @@ Two grab rules (`grab`):
   away horizontally is interacted with, each with the action's `interactions`;
 - "centre", playbench's: only the object under the red dot after the action's motion, within 4 m.
 
-Two response styles (`texts`):
+Two response styles (`prompts`):
 - "original": the original's game responses (src/BaseGame.py `BaseGame.interaction`, src/Game.py
-  `Game.get_action`), in our words with their facts: the action's keys answered in the reply's
+  `Game.get_action`), in the authors' words (`texts=original`, read from their clone) or ours
+  (`texts=ours`), always with their facts (`words.py`): the action's keys answered in the reply's
   order, "moved" even when something stopped the move, a note's password handed over when it is
   picked up, an item id not in the bag answered per object, a grab without a `rationale` ignored;
 - "playbench": playbench's responses (distances, what blocked a move, which lock a door has, notes
@@ -29,19 +30,16 @@ import numpy as np
 from playbench.tasks.mmescape import geometry as geo
 from playbench.tasks.mmescape.actions import Action
 from playbench.tasks.mmescape.chain import Chain, ChainItem, UnlockMethod
+from playbench.tasks.mmescape.words import OURS, Words
 
 TYPE_WORDS = {"key": "a key", "paper": "a note", "box": "a box", "password": "a password"}
 
-# The original's fixed responses, in our words (src/Game.py get_action and ask_for_action)
-T_MOVED = "Moved successfully."
-T_VIEW = "The view turned."
-T_TOO_FAR = (
-    "You tried to interact with an object in view, but nothing responded. Try to get closer to it; "
-    "if you are already close and it still does not respond, it cannot be used, so explore elsewhere "
-    "in the room."
-)
-T_NOTHING = "No object you can interact with is in view, or your target is too far away: the interaction got no response."
-T_NO_RESPONSE = "Your last action got no response from the environment."
+# The original's fixed responses in playbench's words (texts=ours; `words.py`)
+T_MOVED = OURS["action.moved"]
+T_VIEW = OURS["action.view"]
+T_TOO_FAR = OURS["action.too_far"]
+T_NOTHING = OURS["action.nothing"]
+T_NO_RESPONSE = OURS["turn.no_response"]
 
 
 @dataclass
@@ -99,7 +97,7 @@ class Outcome:
     targets: list[int] = field(default_factory=list)  # the objects a grab reached
     in_view: bool = False  # "view" grabs: a chain prop or door was in view but none within reach
     grab_ignored: bool = False  # the original ignores a grab without a rationale
-    text: str = ""  # texts="original": the composed result of the action, as the next turn states it
+    text: str = ""  # prompts="original": the composed result of the action, as the next turn states it
 
     @property
     def key_step(self) -> bool:
@@ -122,16 +120,19 @@ class Rules:
         world: geo.World,
         view: geo.ViewSpec = geo.SQUARE_512,
         grab: str = "centre",
-        texts: str = "playbench",
+        prompts: str = "playbench",
         hint: str = "none",
         read_scope: str = "original",
+        words: Words | None = None,
     ) -> None:
         self.world = world
         self.view = view
         self.grab_rule = grab
-        self.texts = texts
+        self.prompts = prompts
+        # prompts="original": the words of its responses (the authors' from their clone, or ours)
+        self.words = words if words is not None else Words()
         self.hint = hint  # "original": the original's --hint box messages
-        # texts="original": what `read` reaches. "original": as the original, `exit` and a box id
+        # prompts="original": what `read` reaches. "original": as the original, `exit` and a box id
         # answer as that door or box does to a grab without a key or code (from anywhere); "bag":
         # the paper's definition, only items in the bag
         self.read_scope = read_scope
@@ -176,7 +177,7 @@ class Rules:
     def apply(self, state: GameState, action: Action, centre_entity: int | None = None) -> Outcome:
         """Apply `action` to `state` in place. `centre_entity` is the id the rendered id buffer
         showed under the red dot, usable when the action does not move the view."""
-        if self.texts == "original":
+        if self.prompts == "original":
             return self._apply_original(state, action, centre_entity)
         out = Outcome()
         problem = self._check_items(state, action)
@@ -266,7 +267,8 @@ class Rules:
     # --- the original's responses ------------------------------------------------------------
     def _apply_original(self, state: GameState, action: Action, centre_entity: int | None) -> Outcome:
         """The original's `Game.get_action` and `BaseGame.interaction`: the reply's keys in order,
-        each adding its response; then the motion. (Our words, their facts.)"""
+        each adding its response; then the motion. (Their facts; their words or ours: `self.words`.)"""
+        w = self.words
         out = Outcome()
         desc = ""
         interacted = False  # their obj_interact: a grab or a read was attempted
@@ -282,11 +284,13 @@ class Rules:
         out.moved, out.turned = moved.moved, moved.turned
         for key in action.order:
             if key in ("move_forward", "move_right", "rotate_right", "rotate_down", "jump"):
-                if action.moved_keys and T_MOVED not in desc:
-                    desc += T_MOVED
+                said = w.raw("action.moved")
+                if action.moved_keys and said not in desc:
+                    desc += said
             elif key == "look_at":
-                if action.look_key and T_VIEW not in desc:
-                    desc += T_VIEW
+                said = w.raw("action.view")
+                if action.look_key and said not in desc:
+                    desc += said
             elif key == "grab" and action.grab:
                 interacted = True
                 out.grabbed = True
@@ -304,16 +308,16 @@ class Rules:
                     for i, eid in enumerate(near):
                         text = self._interact_original(state, eid, action.use_item_id, action.input, out)
                         parts.append(text)
-                        desc += f"Interaction {i + 1} triggered, and it returned: {text}\n"
+                        desc += w.fill("action.interaction", n=i + 1, desc=text)
                         out.targets.append(eid)
                     out.target = near[0]
                     out.interaction = "\n".join(parts)
                     failed = False
                 elif seen:
                     out.in_view = True
-                    desc += T_TOO_FAR
+                    desc += w.raw("action.too_far")
                 else:
-                    desc += T_NOTHING
+                    desc += w.raw("action.nothing")
             elif key == "read" and action.read:
                 text = self._read_original(state, action.read, out)
                 if text is not None:
@@ -321,13 +325,7 @@ class Rules:
                     interacted = True
                     if text:
                         failed = False
-        if desc:
-            if interacted:
-                out.text = f"After your last interaction you found:\n{desc}" if not failed else desc
-            else:
-                out.text = f"{desc} You did not interact with any object in the last step."
-        else:
-            out.text = T_NO_RESPONSE
+        out.text = w.turn(desc, interacted, failed)
         out.lines.append(out.text)
         return out
 
@@ -342,28 +340,38 @@ class Rules:
             return [], True
         return [entity], True
 
-    def describe(self, item_id: str) -> str:
-        """The original's one-line description of an item in the bag (our words, its facts)."""
-        item = self.items[item_id]
+    def _description(self, item: ChainItem) -> str | None:
+        """The original's `description` of an item (`BaseGame.__add_description`): keys and boxes."""
+        w = self.words
         if item.type == "key":
-            what = "a key that seems to open something"
-        elif item.type == "box":
+            return w.raw("item.key")
+        if item.type == "box":
             m = item.unlock_method
-            what = (
-                f"a box that seems to open with a {m.type}" if m and m.type != "none" else "an unlocked box"
-            )
-        elif item.type == "paper":
-            written = [f"the numbers {self.items[c].value}" for c in item.contents if c in self.items]
+            if m is not None and m.type != "none":
+                return w.raw("item.box") + w.fill("item.box_lock", lock=m.type)
+        return None
+
+    def describe(self, item_id: str) -> str:
+        """The original's line for an item in the bag (`Bag.get_item_desc`)."""
+        w = self.words
+        item = self.items[item_id]
+        if item.type == "paper":
+            text = w.fill("bag.paper", id=item_id)
+            for c in item.contents:
+                if c in self.items:
+                    text += w.fill("bag.paper_numbers", password=self.items[c].value)
             if item.story:
-                written.append("a story")
-            what = "a paper with " + (" and ".join(written) or "nothing") + " written on it"
-        else:
-            what = "a password"
-        return f"- {item_id} ({item.type}): {what}\n"
+                text += w.fill("bag.paper_other", what="story")
+            return text
+        return w.fill("bag.item", id=item_id, type=item.type, description=self._description(item) or "")
+
+    def bag_lines(self, state: GameState) -> str:
+        """The original's bag description: every item's line, empty when the bag is."""
+        return "".join(self.describe(i) for i in state.bag)
 
     def bag_text(self, state: GameState) -> str:
-        """The original's bag line: every item with its description, or that the bag is empty."""
-        return "".join(self.describe(i) for i in state.bag) or "Your bag is empty."
+        """The bag as a turn states it: the lines, or that the bag is empty."""
+        return self.bag_lines(state) or self.words.raw("bag.empty")
 
     def _obtain(self, state: GameState, item_id: str, out: Outcome) -> None:
         state.bag.append(item_id)
@@ -376,30 +384,30 @@ class Rules:
         self, state: GameState, eid: int, used: str | None, typed: str | None, out: Outcome
     ) -> str:
         """The original's answer of object `eid` to an interaction with item `used` and input `typed`."""
+        w = self.words
         ent = self.world.entities[eid]
         if used and used not in state.bag:
-            return f"You do not have {used} in your bag; explore the room further."
+            return w.fill("game.not_in_bag", item=used)
         if ent.kind == "door":
             assert isinstance(ent.ref, int)
             k = ent.ref
             method = self.inst.rooms[self.inst.doors[k].room].chain.exit.unlock_method
-            prefix = f"This door looks like the way out; it opens with a {method.type}. "
-            if k in state.doors_open:
+            if k in state.doors_open:  # playbench's rooms in a row only: the original's game has ended
                 return "This door is already open."
             opened = False
-            text = prefix
+            text = w.fill("exit.about", lock=method.type)
             if method.type == "interact":
-                opened, text = True, "You found the exit door and got out!"
+                opened, text = True, w.raw("exit.interact")
             elif method.type == "password" and typed:
                 if typed == (self.items[method.id or ""].value or ""):
-                    opened, text = True, "The password was right: the door is unlocked."
+                    opened, text = True, w.raw("exit.password_right")
                 else:
-                    text = f"You entered the password {typed}, but it is wrong."
+                    text = w.fill("exit.password_wrong", input=typed)
             elif method.type == "key" and used:
                 if used == method.id:
-                    opened, text = True, f"You used {used} and unlocked the door."
+                    opened, text = True, w.fill("exit.key_right", item=used)
                 else:
-                    text = f"You used {used}, but it does not fit this door; try other items."
+                    text = w.fill("exit.key_wrong", item=used)
             if opened:
                 self._open_door(state, k, out)
             return text
@@ -408,39 +416,41 @@ class Rules:
         if item.type == "box":
             m = item.unlock_method
             if item.id in state.opened or m is None or m.type == "none":
-                return "You already opened this box and took everything in it; it is empty now."
-            text = f"A box that seems to open with a {m.type}."
+                return w.raw("box.empty")
+            text = self._description(item) or ""
             ok = False
             if m.type == "key":
                 if used == m.id:
-                    ok, how = True, f"You used {used} to unlock this box."
+                    ok = True
                 elif used:
-                    text = f"You used {used}, but it does not fit this box; try other items."
+                    text = w.fill("box.key_wrong", item=used)
                 elif self.hint == "original":
-                    text = "You found the box but cannot open it yet: you need to find its key."
+                    text = w.fill("box.key_hint")
             elif m.type == "password":
                 if typed and typed == (self.items[m.id or ""].value or ""):
-                    ok, how = True, "The password was right: the box is unlocked."
+                    ok = True
                 elif typed:
-                    text = f"You entered the password {typed}, but it is wrong."
+                    text = w.fill("box.password_wrong", input=typed)
                 elif self.hint == "original":
-                    text = "You found the box but cannot open it yet: you need to find its password."
+                    text = w.fill("box.password_hint")
             if not ok:
                 out.lock_info = out.lock_info or not (used or typed)
                 return text
             state.opened.add(item.id)
             out.opened.append(item.id)
             out.grab_success = True
-            got = ""
+            got = w.raw("box.opened")  # BaseGame.open_box
             for c in item.contents:
                 self._obtain(state, c, out)
                 got += self.describe(c)
-            return f"{how} Opening the box, you got:\n{got}"
+            if m.type == "key":
+                return w.fill("box.key_right", item=used, opened=got)
+            return w.fill("box.password_right", opened=got)
         # a key or a note lying in the room: into the bag
         state.picked.add(item.id)
         self._obtain(state, item.id, out)
         out.grab_success = True
-        return f"You got: {self.describe(item.id)}"
+        return w.fill("pickup", line=self.describe(item.id))
 
     def _read_original(self, state: GameState, item_id: str, out: Outcome) -> str | None:
         """The original's read: the item's description and what is written on it; None for an id
@@ -449,6 +459,7 @@ class Rules:
         answered as that door or box answers a grab without a key or code, wherever the player
         stands (so `exit` opens a door that opens by interaction). `read_scope="bag"` keeps to the
         paper's definition (an item in the bag) and answers every other id as not in the bag."""
+        w = self.words
         item = self.items.get(item_id)
         if self.read_scope == "original":
             eid = self._read_target(state, item_id, item)
@@ -462,14 +473,14 @@ class Rules:
                 return None
         out.read = item_id
         if item is None or item_id not in state.bag:
-            return f"You do not have {item_id} in your bag; explore the room further."
+            return w.fill("read.not_in_bag", item=item_id)
         text = self.describe(item_id)
         if item.type == "paper":
             codes = [self.items[c].value for c in item.contents if c in self.items]
             for i, code in enumerate(codes):
-                text += f"Part {i + 1} of the paper is a string of numbers: {code}.\n"
+                text += w.fill("read.numbers", n=str(i + 1), password=str(code))
             if item.story:
-                text += f"Part {len(codes) + 1} of the paper is a story: {item.text or ''}\n"
+                text += w.fill("read.story", n=len(codes) + 1, story=item.text or "")
         return text
 
     def _read_target(self, state: GameState, item_id: str, item: ChainItem | None) -> int | None:

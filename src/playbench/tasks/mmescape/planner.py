@@ -149,7 +149,7 @@ class Planner:
         motion = self._view_motion(state)
         if motion is None:
             return None
-        if note and self.rules.texts != "original":
+        if note and self.rules.prompts != "original":
             motion = {
                 **{k: v for k, v in motion.items() if k != "rationale"},
                 "read": note,
@@ -425,12 +425,12 @@ def solve(
     limit: int = 1000,
     aids: bool = True,
     grab: str = "centre",
-    texts: str = "playbench",
+    prompts: str = "playbench",
     parser: str = "lenient",
 ) -> tuple[int, float] | None:
     """Play the oracle on `inst` without rendering: (steps, metres moved), or None if it gets stuck.
-    The options are the task's (view, visual aids, grab rule, texts, reply parser)."""
-    rules = Rules(geo._build_world(inst, aids), view, grab=grab, texts=texts)
+    The options are the task's (view, visual aids, grab rule, prompts, reply parser)."""
+    rules = Rules(geo._build_world(inst, aids), view, grab=grab, prompts=prompts)
     parse = parse_original if parser == "original" else parse_action
     planner = Planner(rules, parse)
     state = rules.start_state()

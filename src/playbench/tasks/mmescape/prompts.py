@@ -1,121 +1,16 @@
-"""What the player and the judge read: the rules, the step message, debriefing and judging.
+"""What the player and the judge read under playbench's protocol (`prompts=playbench`), and the judge.
 
-Two sets of texts (the task option `texts`):
-- "original": the paper's Tables 13-16 and the authors' src/prompt_config.py, in our own words with
-  exactly their facts: the system prompt (instruction and operation prompt, the JSON format), the
-  step prompt (the last action's result, the bag, the request, the JSON format again), the story
-  recovery prompt followed by the bag;
-- "playbench": playbench's own texts, which add facts the original does not give (the 4 m reach,
-  the step counter, the order of an action's parts, the pitch limit).
-The judge prompts (Tables 15 and 16's scoring) are the same for both.
+`prompts=original` (the paper's protocol) takes its texts from `words.py`: the authors' own words read
+from their clone (`texts=original`) or our paraphrases of them (`texts=ours`). `prompts=playbench` uses
+playbench's own texts below, which add facts the original does not give (the 4 m reach, the step
+counter, the order of an action's parts, the pitch limit). The judge prompts (the paper's Table 15 and
+the story score of its appendix) are ours for both: no judge code or story-judge prompt is in the
+authors' repository.
 """
 
 from __future__ import annotations
 
 from playbench.tasks.mmescape.chain import Chain, solution_order
-
-# --- the original's texts ------------------------------------------------------------------------
-
-JSON_FORMAT = """\
-{
-    "move_forward": float,
-    "rotate_right": float,
-    "rotate_down": float,
-    "jump": bool,
-    "look_at": list[x: float, y: float],
-    "grab": bool,
-    "interactions": {
-        "use_item_id": str,
-        "input": str
-    },
-    "read": str,
-    "rationale": str
-}"""
-
-ORIGINAL_INSTRUCTIONS = f"""\
-You are locked inside a room, and your final goal is to get out of it: this is a room escape game.
-
-You can explore the room, interact with objects, inspect items and solve puzzles. If a door is \
-locked or does not respond, you probably have to look for a key or a password that unlocks it \
-while you interact with the room. These are the actions you can use to explore the room and \
-interact with objects:
-- move_forward: a float from -10 to 10, the metres you walk forward (a negative value walks \
-backward).
-- rotate_right: a float from -180 to 180, the degrees you turn to the right (a negative value \
-turns left).
-- rotate_down: a float from -90 to 90, the angle by which you tilt your view vertically: a \
-positive value looks down, a negative one looks up, 0 looks straight ahead.
-- jump: a bool, whether to jump (it can go together with moving forward); True means "jump".
-- look_at: a list [x: float, y: float] with x and y from 0 to 1, the point of the image you want \
-to look at; the image's upper left corner is (0, 0) and its lower right corner (1, 1). There are \
-no clues on the ceiling.
-- grab: a bool, whether to interact with the object exactly in the centre of the image, which a \
-red dot marks: set grab=True to pick up a key, or to interact with (or open) a box, in the centre \
-of the image. The red dot helps you find the object to interact with; turn (rotate_right, \
-rotate_down) or walk closer (move_forward) until the red dot is on your target. To grab an object \
-you have to centre it with the red dot and be within a certain distance of it. If a grab fails, \
-move closer to the object. If it keeps failing from the same place, remember that not every \
-object can be used, and do not get stuck at an object you cannot use.
-- interactions: a dict {{"use_item_id": str, the item_id of an item to view or use (together with \
-grab=True, the item is used on the object you grab, e.g. the item_id of a key to open the door in \
-the scene), "input": str, text to enter into the object in the centre}}.
-- read: a str, the item_id of an item in your bag whose details you want to know.
-- rationale: a str, the reasoning behind your action, explaining how you decided.
-
-To act in the scene, reply with a JSON string in this format:
-{JSON_FORMAT}
-
-Every operation above is optional: an operation you leave out is not performed.
-
-Follow these instructions and reply with nothing but the JSON string of operations."""
-
-ORIGINAL_KEY_HISTORY = (
-    "During the game you are shown only the key steps that carried useful information; steps in "
-    "between that brought nothing new are left out."
-)
-ORIGINAL_HINT = (
-    "===\nHints: you have to get out through a door; a locked door opens with a key or a password, "
-    "which you have to find by exploring the room."
-)
-ORIGINAL_START = "The picture shows the room where you start."
-
-
-def original_step_text(result: str, bag: str) -> str:
-    """The original's step prompt (src/prompt_config.py STEP_PROMPT, the paper's Table 14)."""
-    return (
-        f"{result}\n===\nThe items in your bag that you can use:\n{bag}\n===\n"
-        "Decide the next action(s) that help you observe the room or get useful tools or clues.\n"
-        "If you are stuck in a corner, turn around with rotate_right.\n"
-        "Reply with nothing but a JSON string in this format:\n"
-        f"{JSON_FORMAT}"
-    )
-
-
-ORIGINAL_STORY = """\
-You got out of the room. Now rebuild the whole story from the items you found during the game and \
-the room as you saw it. Go through the steps below to recall it and put the full story together.
-
-Step 1: the room
-Begin with the room you started in. What did it look like, what was its atmosphere? Did anything \
-stand out: furniture, light, odd objects? Add what you sensed, smells and sounds, and how the room \
-was arranged, to set the scene of the story.
-
-Step 2: the items that may hold information or clues
-Think back to the objects you found in the game. Which items did you come across? Did any seem \
-unusual or important? They may be things like keys, notes or devices, or abstract clues such as \
-symbols or marks on a wall. Think about how each item led to the next step of your escape.
-
-Step 3: the whole story
-Now put the room and the items together into the full story. What was the room for? Who or what \
-set up this escape challenge, and why? Which events led to your escape? Connect the room, the \
-clues and the items, and tell the story from beginning to end.
-"""
-
-
-def original_story_text(bag: str) -> str:
-    """The original's story recovery prompt followed by the bag (src/Game.py `story_recovery`)."""
-    return ORIGINAL_STORY + bag
-
 
 # --- playbench's texts -----------------------------------------------------------------------------
 

@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from playbench.core.task import Instance, TaskConfig
+from playbench.core.original_texts import TextsOptions
+from playbench.core.task import Instance
 from playbench.tasks.mmescape.chain import LEVELS, Chain
 
 MULTI_ROOM = "multi-room"
@@ -27,7 +28,7 @@ PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
         "grab": "view",
         "replies": "retry",
         "parser": "original",
-        "texts": "original",
+        "prompts": "original",
         # a real chat that the agent keeps, its window per model family (model_side.py); "turns"
         # packs the same turns into each message for an agent that keeps none
         "history": "chat",
@@ -42,7 +43,7 @@ PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
         "grab": "centre",
         "replies": "step",
         "parser": "lenient",
-        "texts": "playbench",
+        "prompts": "playbench",
         "history": "key",
         "history_steps": 5,
         "image_width": 512,
@@ -56,8 +57,14 @@ PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
 Wall = Literal["north", "south", "west", "east"]
 
 
-class EscapeConfig(TaskConfig):
-    """Options (`--set key=value`). Options left at None take `protocol`'s value."""
+class EscapeConfig(TextsOptions):
+    """Options (`--set key=value`). Options left at None take `protocol`'s value.
+
+    `prompts` chooses what the player is told: the original's prompts and responses (their facts) or
+    playbench's. Under `prompts=original`, `texts` (`TextsOptions`) chooses whose words: the authors'
+    own from their clone (`original`, the default when the clone is in the originals folder) or
+    playbench's paraphrases (`ours`). `texts=playbench` (the former meaning of `texts`) is
+    `prompts=playbench`."""
 
     level: str = "level-1"
     rooms: str = "level-1,level-2"  # multi-room: the level of each room, escaped in this order
@@ -69,7 +76,9 @@ class EscapeConfig(TaskConfig):
     replies: Literal["retry", "step"] | None = None
     max_retries: int = Field(default=5, ge=1, le=100)  # replies="retry": re-asks before the episode ends
     parser: Literal["original", "lenient"] | None = None
-    texts: Literal["original", "playbench"] | None = None
+    prompts: Literal["original", "playbench"] | None = None
+    # `TextsOptions.texts`, also accepting "playbench" (read as prompts=playbench, texts=ours)
+    texts: Literal["original", "ours", "playbench"] | None = None
     history: str | None = None
     history_steps: int | None = Field(default=None, ge=1, le=200)
     history_images: bool = True
@@ -80,7 +89,7 @@ class EscapeConfig(TaskConfig):
     red_dot: Literal["square", "disc"] | None = None
     visual_aids: bool | None = None
     hint: str = "none"
-    # texts="original": `read` of `exit` or a box id answers as that door or box (the original), or
+    # prompts="original": `read` of `exit` or a box id answers as that door or box (the original), or
     # only items in the bag can be read (the paper's definition of `read`)
     read_scope: Literal["original", "bag"] = "original"
     debrief: bool = True
@@ -88,6 +97,15 @@ class EscapeConfig(TaskConfig):
     judge_max_interactions: int = Field(default=30, ge=0, le=500)
     default_instances: int = Field(default=11, ge=1, le=1000)
     scenes: str | None = None  # paper tasks: the original's scene files (a clone's levels/ folder)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _texts_playbench(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("texts") == "playbench":
+            if data.get("prompts") not in (None, "playbench"):
+                raise ValueError("texts=playbench is prompts=playbench; it cannot go with prompts=original")
+            data = {**data, "texts": "ours", "prompts": "playbench"}
+        return data
 
     @model_validator(mode="after")
     def _protocol_defaults(self) -> EscapeConfig:

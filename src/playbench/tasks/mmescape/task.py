@@ -24,12 +24,15 @@ import random
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
 from playbench.core.judge import JUDGE_ROLE, JudgeQuestion
 from playbench.core.model_side import ModelSide
+from playbench.core.original_texts import texts_source
+from playbench.core.originals import OriginalsUse, find_clone
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
@@ -50,7 +53,10 @@ from playbench.tasks.mmescape.chain import (
 from playbench.tasks.mmescape.engine import TYPE_WORDS, Outcome, Rules
 from playbench.tasks.mmescape.layout import exit_visible, generate
 from playbench.tasks.mmescape.model_side import paper_model_side
+from playbench.tasks.mmescape.originals import PAPER_USE, TEXTS_USE
 from playbench.tasks.mmescape.paper import (
+    FORK_COMMIT,
+    ORIGINAL_COMMIT,
     PAPER_LEVELS,
     PaperDataError,
     paper_instance,
@@ -68,6 +74,7 @@ from playbench.tasks.mmescape.schema import (
     EscapeConfig,
     EscapeInstance,
 )
+from playbench.tasks.mmescape.words import Words
 
 FRAME_CACHE = 256
 DEBRIEF_LEGAL = "I do not remember any story behind the room."
@@ -110,6 +117,9 @@ class EscapeTask(EpisodeTask):
     Config: ClassVar[type[TaskConfig]] = EscapeConfig
     InstanceModel: ClassVar[type[Instance]] = EscapeInstance
     instance_label: ClassVar[str] = "mmescape"
+    # the authors' clone (originals.py): its texts under prompts=original (`PaperEscapeTask` also
+    # reads its scenes)
+    originals: ClassVar[OriginalsUse | None] = TEXTS_USE
 
     config: EscapeConfig
 
@@ -117,6 +127,42 @@ class EscapeTask(EpisodeTask):
         super().__init__(config, **options)
         self._frames: OrderedDict[tuple[Any, ...], tuple[bytes, int]] = OrderedDict()
         self._renderers: dict[str, Any] = {}
+        self._words: Words | None = None
+
+    @property
+    def words(self) -> Words:
+        """The words of the original's protocol: the authors' from their clone (`texts=original`, or
+        `texts` unset with the clone in the originals folder), else ours."""
+        if self._words is None:
+            source = texts_source(self.config, self.originals or TEXTS_USE)
+            self._words = Words(source)
+        return self._words
+
+    def preflight(self) -> None:
+        """Under the original's prompts, read every text of the authors' clone before the first
+        episode (a missing one names its file and symbol)."""
+        if self.config.prompts == "original":
+            self.words.check()
+            self.words.system(self.config.hint == "original", self.config.history == "key")
+
+    def _paper(self) -> bool:
+        return self.config.level == PAPER or self.config.level in PAPER_LEVELS
+
+    def data_origin(self) -> str:
+        """`generated` (the procedural levels, a chain file's rooms); the paper's scenes: read from a
+        clone (`scenes`, by default the originals folder's) `original@<commit>`, else the converted
+        copy playbench ships, `original@b7b9fea, converted` (the fork's houses: `fork@a5b2dc2`)."""
+        if not self._paper():
+            return "generated"
+        if self.config.scenes is not None:
+            root = Path(self.config.scenes).expanduser()
+            if root.name == "levels" and not (root / "levels").is_dir():
+                root = root.parent
+            clone = find_clone(TEXTS_USE.repo, root)
+            return clone.stamp if clone is not None else f"original ({self.config.scenes})"
+        if self.config.level == "paper-houses":
+            return f"fork@{FORK_COMMIT}, converted"
+        return f"original@{ORIGINAL_COMMIT}, converted"
 
     @property
     def roles(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -172,12 +218,12 @@ class EscapeTask(EpisodeTask):
             self.view(),
             aids=bool(cfg.visual_aids),
             grab=str(cfg.grab),
-            texts=str(cfg.texts),
+            prompts=str(cfg.prompts),
             parser=str(cfg.parser),
         )
 
     def _instances(self, n: int | None, seed: int) -> list[Instance]:
-        paper = self.config.level == PAPER or self.config.level in PAPER_LEVELS
+        paper = self._paper()
         if paper and (self.config.chain is not None or self.config.scene is not None):
             raise ConfigError(
                 "the paper's scenes come with their own chains and rooms: chain= and scene= apply to "
@@ -256,14 +302,23 @@ class EscapeTask(EpisodeTask):
     def _begin(self, instance: EscapeInstance) -> None:
         cfg = self.config
         self._world = geo.build_world(instance, bool(cfg.visual_aids))
-        self._rules = Rules(self._world, self.view(), str(cfg.grab), str(cfg.texts), cfg.hint, cfg.read_scope)
-        self._original = cfg.texts == "original"
+        self._original = cfg.prompts == "original"
+        self._rules = Rules(
+            self._world,
+            self.view(),
+            str(cfg.grab),
+            str(cfg.prompts),
+            cfg.hint,
+            cfg.read_scope,
+            words=self.words if self._original else None,
+        )
         self._parse_reply = parse_original if cfg.parser == "original" else parse_action
         self._planner: Planner | None = None
         self._state = self._rules.start_state()
         self._phase = "play"  # then "debrief" after an escape with a story to recover
+        # the original's first turn: the opening line, as a turn without an interaction
         self._feedback = (
-            prompts.ORIGINAL_START if self._original else "You are in the room. Nothing has happened yet."
+            self.words.start() if self._original else "You are in the room. Nothing has happened yet."
         )
         self._history: list[PastStep] = []
         self._pending: tuple[Any, ...] | None = None  # this step's history entry, less its feedback
@@ -366,16 +421,15 @@ class EscapeTask(EpisodeTask):
     def instructions(self) -> str:
         cfg = self.config
         if self._original:
-            text = prompts.ORIGINAL_INSTRUCTIONS
-            if cfg.history == "key":
-                text += "\n" + prompts.ORIGINAL_KEY_HISTORY
+            # their src/main.py: the hint's system prompt, else the paper's Table 13
+            text = self.words.system(hint=cfg.hint == "original", key_history=cfg.history == "key")
         else:
             text = prompts.INSTRUCTIONS
+            if cfg.hint == "original":
+                text += Words().raw("system.hint")
         if len(self._chains) > 1:
             text += "\n\n" + prompts.multi_room_note(len(self._chains))
-        if cfg.hint == "original":
-            text += prompts.ORIGINAL_HINT
-        elif cfg.hint == "chain":
+        if cfg.hint == "chain":
             text += "\n\n" + prompts.hint(self._chains)
         return text
 
@@ -399,7 +453,7 @@ class EscapeTask(EpisodeTask):
     def _turn_text(self) -> str:
         """This turn's message (without its view)."""
         if self._original:
-            return prompts.original_step_text(self._feedback, self.bag_text())
+            return self.words.step(self._feedback, self._rules.bag_lines(self._state))
         return prompts.step_text(self._steps, self._play_cap(), self._feedback, self.bag_text())
 
     def _observe(self, role: str) -> Observation:
@@ -410,7 +464,7 @@ class EscapeTask(EpisodeTask):
         if phase == "debrief":
             parts = self._history_parts(final=True)
             if self._original:
-                text = prompts.original_story_text(self.bag_text())
+                text = self.words.story(self._rules.bag_lines(self._state))
                 record: list[str] = []
             else:
                 record = self._debrief_record()
@@ -849,3 +903,10 @@ def parse_story_score(text: str) -> float | None:
         if 0.0 <= value <= 5.0:
             return value
     return None
+
+
+class PaperEscapeTask(EscapeTask):
+    """The paper's scenes (`mmescape/paper*` but the fork's houses): `scenes` defaults to the clone's
+    `levels/` folder when the authors' clone is in the originals folder."""
+
+    originals: ClassVar[OriginalsUse | None] = PAPER_USE
