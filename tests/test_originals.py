@@ -423,6 +423,32 @@ def test_fetch_clones_a_repository_at_its_pinned_commit_and_status_is_ok(monkeyp
     assert "already at" in capsys.readouterr().out
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_large_repository_is_fetched_with_only_the_paths_it_needs(monkeypatch, tmp_path, capsys):
+    upstream = make_clone(tmp_path / "upstream")
+    shutil.rmtree(upstream / ".git")
+    (upstream / "big").mkdir()
+    (upstream / "big" / "weights.bin").write_bytes(b"0" * 1000)
+    _git("init", "-q", cwd=upstream)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "add", "-A", cwd=upstream)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "pinned", cwd=upstream)
+    pinned = _git("rev-parse", "HEAD", cwd=upstream)
+    import playbench.core.originals as originals
+
+    repo = originals.OriginalRepo(**{**TOY_REPO.__dict__, "commit": pinned, "sparse": True})
+    monkeypatch.setitem(originals._REPOS, "toy-original", repo)
+    folder = tmp_path / "folder"
+    url = f"file://{upstream}"
+    assert (
+        main(["originals", "fetch", "toy-original", "--dir", str(folder), "--url", f"toy-original={url}"])
+        == 0
+    )
+    clone = folder / "toy-original"
+    assert (clone / "agent" / "prompts.py").is_file() and (clone / "levels" / "one.json").is_file()
+    assert not (clone / "big").exists() and not (clone / "README.txt").exists()
+    assert "OK" in capsys.readouterr().out
+
+
 def test_fetch_without_the_network_is_one_clear_error_and_leaves_nothing(monkeypatch, tmp_path, capsys):
     folder = tmp_path / "folder"
     code = main(
