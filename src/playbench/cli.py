@@ -125,6 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
         "reproduce", help="run a suite's paper preset and report beside the paper's published numbers"
     )
     repro.add_argument("suite", metavar="SUITE", help="a suite with a paper preset (playbench list)")
+    repro.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the preset's episodes, model calls, tokens and cost, and run nothing (no API key needed)",
+    )
     _add_run_options(repro, agent_required=False)
 
     from playbench.cli_originals import add_parser as add_originals_parser
@@ -494,16 +499,23 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
         main_options.update(_agent_options(args))
     if args.captioner_model:
         main_options["captioner"] = args.captioner_model
-    from playbench.models import make_model
+    from playbench.models import make_model, parse_spec, split_server
+
+    def check(spec: str) -> None:
+        # fail fast on a bad spec or a missing key; a dry run needs no key (it calls no model)
+        if getattr(args, "dry_run", False):
+            parse_spec(split_server(spec)[0])
+        else:
+            make_model(spec, base_url=args.base_url)
 
     for extra in (args.expert_model, args.judge_model, args.captioner_model):
         if extra is not None:
-            make_model(extra, base_url=args.base_url)  # fail fast on a bad spec or a missing key
+            check(extra)
     for model in models:
         agent = parse_agent(args.agent, model, main_options)
         agents, seat_options = _seat_agents(args, agent)
         if model is not None:
-            make_model(model, base_url=args.base_url)
+            check(model)
         if len(models) == 1:
             out = args.out or _default_out(args.agent, model, args.seed)
             if args.out is None and args.expert_agent:
@@ -609,6 +621,16 @@ def print_model_side(configs: list[Any]) -> None:
                         + ")"
                     )
                 lines.setdefault(line, []).append(task_id)
+        if config.trials > 1:  # --episodes counts instances: say what it multiplies into
+            per_task: dict[str, int] = {}
+            for job in plan.jobs:
+                per_task[job.task_id] = per_task.get(job.task_id, 0) + 1
+            for task_id, n in per_task.items():
+                err_console.print(
+                    f"{task_id}: {n // config.trials} instances × {config.trials} trials = {n} episodes",
+                    highlight=False,
+                    markup=False,
+                )
         for task_id, stamp in plan.fidelity.items():
             if stamp.get("model_side") != "no model":  # what a model read; nothing to say for a baseline
                 stamps.setdefault(describe(stamp), []).append(task_id)
@@ -858,6 +880,9 @@ def cmd_reproduce(args: argparse.Namespace, argv: list[str]) -> int:
     for config in configs:
         config.preset = preset.suite
     print_model_side(configs)
+    if args.dry_run:
+        print_plan(configs)
+        return 0
     summaries = execute_with_progress(configs, argv=["playbench", *argv])
     runs = [load_run(c.out) for c in configs]
     from playbench.report.model_side import fidelity_lines

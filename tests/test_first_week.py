@@ -1,0 +1,59 @@
+"""A researcher's first week (issue 27): cost plans without keys, honest notices, the small traps."""
+
+from __future__ import annotations
+
+import pytest
+
+from playbench.cli import main
+
+
+def test_a_dry_run_plans_a_paid_run_without_an_api_key(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    argv = ["run", "toy/walk", "--agent", "llm", "--model", "openai:gpt-4o", "--episodes", "2"]
+    assert main([*argv, "--out", str(tmp_path / "r"), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "total: 2 episodes planned" in out and "model calls" in out
+    assert not (tmp_path / "r").exists()  # nothing ran, nothing was written
+    assert main([*argv, "--out", str(tmp_path / "r")]) == 2  # the real run still needs the key
+    assert "OPENAI_API_KEY is not set" in capsys.readouterr().err
+
+
+def test_a_dry_run_still_refuses_a_bad_model_spec(capsys, tmp_path):
+    code = main(
+        ["run", "toy/walk", "--agent", "llm", "--model", "opnai:gpt-4o", "--dry-run", "--out", str(tmp_path)]
+    )
+    assert code == 2 and "opnai" in capsys.readouterr().err
+
+
+def test_reproduce_takes_dry_run_and_needs_no_key(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "repro"
+    code = main(
+        [
+            "reproduce",
+            "ivispar",
+            "--model",
+            "openai:gpt-4o",
+            "--episodes",
+            "2",
+            "--out",
+            str(out),
+            "--dry-run",
+        ]
+    )
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "ivispar/sgp" in printed and "total:" in printed and "cost $" in printed
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("trials", [1, 3])
+def test_the_plan_says_instances_times_trials(tmp_path, capsys, trials):
+    argv = ["run", "toy/walk", "--agent", "random", "--episodes", "2", "--trials", str(trials)]
+    assert main([*argv, "--out", str(tmp_path / "r"), "--dry-run"]) == 0
+    err = capsys.readouterr().err
+    if trials > 1:
+        assert "toy/walk: 2 instances × 3 trials = 6 episodes" in err
+    else:
+        assert "instances ×" not in err
