@@ -57,3 +57,30 @@ def test_the_plan_says_instances_times_trials(tmp_path, capsys, trials):
         assert "toy/walk: 2 instances × 3 trials = 6 episodes" in err
     else:
         assert "instances ×" not in err
+
+
+def test_default_run_folders_are_named_by_what_ran_and_keep_every_command(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "toy/walk", "--agent", "random", "--episodes", "1"]) == 0
+    assert main(["run", "toy/relay", "--agent", "random", "--episodes", "1"]) == 0
+    assert main(["run", "toy/walk", "toy/relay", "--agent", "random", "--episodes", "1"]) == 0
+    runs = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    assert runs == ["toy_relay-random-s0", "toy_walk-and-1-more-random-s0", "toy_walk-random-s0"]
+    out = tmp_path / "runs" / "toy_walk-random-s0"
+    assert main(["run", "toy/walk", "--agent", "random", "--episodes", "2", "--out", str(out)]) == 0
+    import json
+
+    history = [json.loads(line) for line in (out / "config_history.jsonl").read_text().splitlines()]
+    assert [h["run"]["episodes"] for h in history] == [1, 2]
+    assert json.loads((out / "config.json").read_text())["run"]["episodes"] == 2
+
+
+def test_a_folder_with_another_tools_config_is_refused_and_left_alone(tmp_path, capsys):
+    out = tmp_path / "theirs"
+    out.mkdir()
+    (out / "config.json").write_text('{"lr": 0.001, "epochs": 10}\n')
+    code = main(["run", "toy/walk", "--agent", "random", "--episodes", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "was not written by playbench" in err and str(out / "config.json") in err
+    assert (out / "config.json").read_text() == '{"lr": 0.001, "epochs": 10}\n'
+    assert sorted(p.name for p in out.iterdir()) == ["config.json"]  # nothing written there, not even a lock

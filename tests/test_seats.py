@@ -40,7 +40,7 @@ def test_default_run_dir_names_the_expert(tmp_path, monkeypatch):
     assert (
         main(["run", "toy/consult", "--agent", "oracle", "--expert-agent", "random", "--episodes", "1"]) == 0
     )
-    assert (tmp_path / "runs" / "oracle_expert-random-s0" / "episodes.jsonl").exists()
+    assert (tmp_path / "runs" / "toy_consult-oracle_expert-random-s0" / "episodes.jsonl").exists()
 
 
 def test_judge_model_adds_the_judge_seat_and_turns_the_option_on(tmp_path):

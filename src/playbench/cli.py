@@ -130,7 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the preset's episodes, model calls, tokens and cost, and run nothing (no API key needed)",
     )
-    _add_run_options(repro, agent_required=False)
+    _add_run_options(
+        repro,
+        agent_required=False,
+        out_help="run directory (default: runs/reproduce-<suite>-<agent>[-<model>]-s<seed>)",
+    )
 
     from playbench.cli_originals import add_parser as add_originals_parser
 
@@ -148,6 +152,7 @@ def _add_run_options(
     run: argparse.ArgumentParser,
     agent_required: bool = True,
     agent_note: str = "default: the preset's (the paper's) agent",
+    out_help: str = "run directory (default: runs/<tasks>-<agent>[-<model>]-s<seed>)",
 ) -> None:
     run.add_argument(
         "--agent",
@@ -167,7 +172,7 @@ def _add_run_options(
     )
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--trials", type=int, default=1, help="runs per instance")
-    run.add_argument("--out", default=None, help="run directory (default: runs/<agent>[-<model>]-s<seed>)")
+    run.add_argument("--out", default=None, help=out_help)
     run.add_argument("--concurrency", type=int, default=1, help="episodes in flight at once")
     run.add_argument("--executor", default="local", help="local (asyncio in this process) or ray")
     run.add_argument("--ray-address", default=None, help="Ray cluster to join (default: start a local one)")
@@ -457,8 +462,14 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
 
 
-def _default_out(agent: str, model: str | None, seed: int) -> str:
-    return f"runs/{_slug(agent if model is None else f'{agent}-{model}')}-s{seed}"
+def _default_out(agent: str, model: str | None, seed: int, tasks: list[str] | None = None) -> str:
+    """`runs/<tasks>-<agent>[-<model>]-s<seed>`: what ran names the folder, so two commands on different
+    tasks never share one (`ivispar_sgp`, a suite's name, or `<first>-and-N-more`)."""
+    label = ""
+    if tasks:
+        label = tasks[0] if len(tasks) == 1 else f"{tasks[0]}-and-{len(tasks) - 1}-more"
+        label = _slug(label) + "-"
+    return f"runs/{label}{_slug(agent if model is None else f'{agent}-{model}')}-s{seed}"
 
 
 def _load_prices(path: str | None) -> dict[str, Any]:
@@ -517,7 +528,7 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
         if model is not None:
             check(model)
         if len(models) == 1:
-            out = args.out or _default_out(args.agent, model, args.seed)
+            out = args.out or _default_out(args.agent, model, args.seed, list(args.tasks))
             if args.out is None and args.expert_agent:
                 out = (
                     out[: -len(f"-s{args.seed}")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 import platform
 import subprocess
 import sys
@@ -192,6 +193,20 @@ def git_revision() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+def refuse_foreign_config(out: str | Path) -> None:
+    """A folder holding a config.json playbench did not write (another tool's, or a damaged one) is never
+    written into: refused before anything (a lock file included) is created there."""
+    path = Path(out) / "config.json"
+    if not path.exists():
+        return
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        previous = None
+    if not (isinstance(previous, dict) and "run" in previous and "playbench_version" in previous):
+        raise ConfigError(f"{path} was not written by playbench; use another --out (or move that file away)")
+
+
 def _check_identity(store: RunStore, config_dict: dict[str, Any]) -> None:
     previous = store.read_json("config.json")
     if not previous or not store.records():
@@ -212,6 +227,7 @@ async def execute(
 ) -> dict[str, Any]:
     """Run every missing episode of `config` and return the summary (also written to summary.json)."""
     run_plan = plan_run(config)
+    refuse_foreign_config(config.out)
     store = RunStore(config.out)  # refuses at once if another process writes this directory
     try:
         return await _execute_locked(config, store, run_plan, executor, on_progress, argv)
@@ -235,26 +251,25 @@ async def _execute_locked(
         print(f"playbench: warning: {warning}; its episode will run again", file=sys.stderr)
     done = {record_key(r) for r in records if not config.retry_errors or r.get("error") is None}
     todo = [job for job in jobs if job.key not in done]
-    store.write_json(
-        "config.json",
-        {
-            "run": config_dict,
-            "task_options_resolved": routed,
-            # per task and seat: every model setting sent, its value and its source (paper / user /
-            # provider default / playbench default / provider rule)
-            "model_side": run_plan.model_side,
-            # per task: texts (original@commit / ours), data (original@commit / ours / generated), model side
-            "fidelity": run_plan.fidelity,
-            "command": argv if argv is not None else sys.argv,
-            "playbench_version": playbench.__version__,
-            "git_revision": git_revision(),
-            "python": sys.version.split()[0],
-            "platform": platform.platform(),
-            "written_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "planned_episodes": len(jobs),
-            "skipped_finished": len(jobs) - len(todo),
-        },
-    )
+    config_record = {
+        "run": config_dict,
+        "task_options_resolved": routed,
+        # per task and seat: every model setting sent, its value and its source (paper / user /
+        # provider default / playbench default / provider rule)
+        "model_side": run_plan.model_side,
+        # per task: texts (original@commit / ours), data (original@commit / ours / generated), model side
+        "fidelity": run_plan.fidelity,
+        "command": argv if argv is not None else sys.argv,
+        "playbench_version": playbench.__version__,
+        "git_revision": git_revision(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "written_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "planned_episodes": len(jobs),
+        "skipped_finished": len(jobs) - len(todo),
+    }
+    store.write_json("config.json", config_record)  # the latest command's
+    store.append_json_line("config_history.jsonl", config_record)  # every command that ran here
     executor = executor or make_executor(config.executor, config.concurrency, **config.executor_options)
     finished = 0
 

@@ -133,6 +133,15 @@ class RunStore:
     def read_json(self, name: str) -> dict[str, Any] | None:
         return self.reader.json_with_warning(name)[0] or None
 
+    def append_json_line(self, name: str, data: dict[str, Any]) -> None:
+        """One JSON line added to `name` (a history such as config_history.jsonl), whole or not at all."""
+        line = (json.dumps(data, ensure_ascii=False, default=str) + "\n").encode()
+        fd = os.open(self.out / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+
     def write_json(self, name: str, data: dict[str, Any]) -> None:
         path = self.out / name
         tmp = path.with_suffix(path.suffix + ".tmp")
