@@ -84,3 +84,14 @@ def test_a_folder_with_another_tools_config_is_refused_and_left_alone(tmp_path, 
     assert code == 2 and "was not written by playbench" in err and str(out / "config.json") in err
     assert (out / "config.json").read_text() == '{"lr": 0.001, "epochs": 10}\n'
     assert sorted(p.name for p in out.iterdir()) == ["config.json"]  # nothing written there, not even a lock
+
+
+def test_a_run_of_playbenchs_own_rooms_says_which_set_ran_and_how_to_run_the_papers(tmp_path, capsys):
+    argv = ["run", "visescape/rooms", "--agent", "random", "--episodes", "1", "--out", str(tmp_path / "v")]
+    assert main([*argv, "--dry-run"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("notice: visescape/rooms: playbench's own instances, not the paper's set") == 1
+    assert "`playbench reproduce visescape`" in err
+    argv = ["run", "ivispar/sgp", "--agent", "random", "--episodes", "1", "--out", str(tmp_path / "i")]
+    assert main([*argv, "--dry-run"]) == 0
+    assert "not the paper's set" not in capsys.readouterr().err  # the paper's boards

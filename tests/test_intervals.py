@@ -151,7 +151,7 @@ SUITES = ("ivispar", "comma", "tos", "visescape", "mmescape")
 
 
 @pytest.mark.slow
-def test_no_interval_leaves_its_range_on_every_suites_quickstart(tmp_path, monkeypatch):
+def test_no_interval_leaves_its_range_on_every_suites_quickstart(tmp_path, monkeypatch, capsys):
     """`playbench quickstart` (oracle and random on every default task): every interval in summary.json,
     report.csv and the plots lies within the values it summarises."""
     import importlib
@@ -180,6 +180,9 @@ def test_no_interval_leaves_its_range_on_every_suites_quickstart(tmp_path, monke
             monkeypatch.setattr(module, "proportion_ci", checked_proportion)
     out = tmp_path / "qs"
     assert main(["quickstart", "--episodes", "3", "--out", str(out), "--concurrency", "2"]) == 0
+    # the default job says, once, which suites it played on playbench's own sets (issue 27)
+    err = capsys.readouterr().err
+    assert err.count("visescape/rooms: playbench's own instances, not the paper's set") == 1
     assert seen["mean"] > 0 and seen["proportion"] > 0
     runs = [load_run(out / agent) for agent in ("oracle", "random")]
     assert {r["task"].split("/")[0] for run in runs for r in run["records"]} == set(SUITES)

@@ -645,6 +645,7 @@ def print_model_side(configs: list[Any]) -> None:
         for task_id, stamp in plan.fidelity.items():
             if stamp.get("model_side") != "no model":  # what a model read; nothing to say for a baseline
                 stamps.setdefault(describe(stamp), []).append(task_id)
+    notices += [n for n in set_notices(configs) if n not in notices]
     for notice in notices:
         err_console.print(f"notice: {notice}", highlight=False, markup=False, style="yellow")
     for line, tasks in lines.items():
@@ -653,6 +654,28 @@ def print_model_side(configs: list[Any]) -> None:
     for line, tasks in stamps.items():
         shown = ", ".join(dict.fromkeys(tasks))
         err_console.print(f"fidelity of {shown}: {line}", highlight=False, markup=False)
+
+
+def set_notices(configs: list[Any]) -> list[str]:
+    """One line per suite whose tasks in these runs play playbench's own or generated instances rather
+    than the paper's set: which set ran, and how to run the paper's."""
+    from playbench.core.preset import preset_names
+    from playbench.runner.run import plan_run
+
+    presets = set(preset_names())
+    by_suite: dict[str, list[str]] = {}
+    for config in configs:
+        for task_id, stamp in plan_run(config).fidelity.items():
+            suite = task_id.split("/", 1)[0]
+            if stamp.get("data") in ("ours", "generated") and suite in presets:
+                by_suite.setdefault(suite, [])
+                if task_id not in by_suite[suite]:
+                    by_suite[suite].append(task_id)
+    return [
+        f"{', '.join(tasks)}: playbench's own instances, not the paper's set; `playbench reproduce {suite}` runs "
+        "the paper's (with the authors' data from the originals folder where the paper used theirs)"
+        for suite, tasks in by_suite.items()
+    ]
 
 
 def check_error_rate(value: float) -> float:
@@ -1018,6 +1041,9 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
             seed=args.seed,
             concurrency=args.concurrency,
         )
+        if not configs:  # which sets the default job plays, once
+            for notice in set_notices([config]):
+                err_console.print(f"notice: {notice}", highlight=False, markup=False, style="yellow")
         summaries += execute_with_progress(config, argv=["playbench", "quickstart"], label=f"{agent}")
         configs.append(config)
         runs.append(load_run(out))
