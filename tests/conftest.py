@@ -18,6 +18,7 @@ if "toy/walk" not in registry._REGISTRY:
     registry.register("toy/walk", "toy:WalkTask", description="test-only task", default=False)
     registry.register("toy/declared", "toy:DeclaredWalkTask", description="test-only task", default=False)
     registry.register("toy/texts", "toy:TextWalkTask", description="test-only task", default=False)
+    registry.register("toy/turns", "toy:TurnsWalkTask", description="test-only task", default=False)
     registry.register("toy/relay", "toy:RelayTask", description="test-only two-role task", default=False)
     registry.register(
         "toy/consult", "toy:ConsultTask", description="test-only expert/solver/judge task", default=False

@@ -336,3 +336,40 @@ class TextWalkTask(WalkTask):
             obs.parts = [TextPart(turn)]
             obs.instructions = source.text(TOY_TEXTS[0])
         return obs
+
+
+# --- a walk that sends its own conversation (Observation.turns): each earlier position as a user turn
+# with a picture, each earlier move as an assistant turn ----------------------------------------------------
+def _picture(n: int) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (8, 8), (n * 30 % 256, 0, 0)).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+class TurnsWalkTask(WalkTask):
+    def _begin(self, instance):
+        super()._begin(instance)
+        self.past: list[tuple[int, str]] = []
+
+    def _apply(self, word):
+        before = self.pos
+        result = super()._apply(word)
+        self.past.append((before, word))
+        return result
+
+    def _observe(self, role):
+        from playbench.core.types import ImagePart, Turn
+
+        obs = super()._observe(role)
+        turns = []
+        for pos, word in self.past[-2:]:
+            turns.append(
+                Turn("user", [TextPart(f"you were at {pos}"), ImagePart(_picture(pos), label=f"at {pos}")])
+            )
+            turns.append(Turn("assistant", [TextPart(word)]))
+        obs.turns = turns
+        return obs

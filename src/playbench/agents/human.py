@@ -53,7 +53,7 @@ class HumanAgent(Agent):
         c.rule(f"your turn ({self.turns})")
         # the observation's parts in their order, as a model gets them: text as text, each image as a
         # file (named by turn and position, not by its label, which a model never sees)
-        for i, part in enumerate(observation.parts):
+        for i, part in enumerate(observation.shown_parts()):
             if isinstance(part, TextPart):
                 if part.text:
                     c.print(part.text, markup=False)

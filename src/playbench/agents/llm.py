@@ -215,7 +215,14 @@ class LLMAgent(Agent):
         usage = Usage()
         if self.captioner is not None:
             parts, usage = await self.captioner.to_text(list(observation.parts))
-            observation = replace(observation, parts=parts)
+            turns = observation.turns
+            if turns is not None:  # the task's own earlier turns hold images too
+                turns = []
+                for turn in observation.turns or []:
+                    described, used = await self.captioner.to_text(list(turn.parts))
+                    usage.add(used)
+                    turns.append(replace(turn, parts=described))
+            observation = replace(observation, parts=parts, turns=turns)
         self.edit_window(observation)
         messages = self.build_messages(observation)
         response = await self.model.generate(messages, self.params)

@@ -34,6 +34,8 @@ class StepRecord:
     usage: dict[str, Any]
     calls: int = 0  # model calls made for this turn (the calls file's lines with this `turn`)
     instructions: str | None = None  # the seat's instructions, on its first turn only
+    # the task's own earlier turns sent before this turn's message (Observation.turns): role, text, images
+    turns_before: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         # shallow: the values are plain JSON data made for this record (asdict's deep copy of every

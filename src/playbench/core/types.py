@@ -80,6 +80,26 @@ class Observation:
     def text(self) -> str:
         return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))
 
+    def shown_parts(self) -> list[Part]:
+        """Everything a model receives after the instructions, for a person or a record: the task's own
+        earlier turns (each headed by who said it), then this turn's parts."""
+        if not self.turns:
+            return list(self.parts)
+        out: list[Part] = []
+        for i, turn in enumerate(self.turns, 1):
+            who = "your reply" if turn.role == "assistant" else "shown"
+            out.append(TextPart(f"[earlier message {i}, {who}]"))
+            out.extend(turn.parts)
+        out.append(TextPart("[this turn]"))
+        out.extend(self.parts)
+        return out
+
+    @property
+    def all_images(self) -> list[ImagePart]:
+        """The images of the earlier turns and of this turn, in the order a model receives them."""
+        parts = [p for t in self.turns or [] for p in t.parts] + list(self.parts)
+        return [p for p in parts if isinstance(p, ImagePart)]
+
     @property
     def images(self) -> list[ImagePart]:
         return [p for p in self.parts if isinstance(p, ImagePart)]

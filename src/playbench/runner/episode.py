@@ -16,7 +16,7 @@ from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.core.registry import make_task
 from playbench.core.task import EpisodeContext, Task, derive_seed
 from playbench.core.termination import Termination
-from playbench.core.types import Usage
+from playbench.core.types import ImagePart, TextPart, Usage
 from playbench.models.base import ChatModel, ModelError
 from playbench.runner.calls import CALLS_SUFFIX, CallRecorder
 from playbench.runner.model_pool import ModelPool
@@ -138,12 +138,29 @@ async def run_episode(
             usage.add(action.usage)
             usage_by_role.setdefault(role, Usage()).add(action.usage)
             result = task.step(action.text)
-            image_refs = []
-            for image in obs.images:
-                name = f"{image.digest}.png"
-                if save_images:
-                    images.setdefault(name, image.png)
-                image_refs.append({"file": f"{stem}/{name}", "label": image.label})
+
+            def refs(parts: list[Any]) -> list[dict[str, str]]:
+                out = []
+                for image in (p for p in parts if isinstance(p, ImagePart)):
+                    name = f"{image.digest}.png"
+                    if save_images:
+                        images.setdefault(name, image.png)
+                    out.append({"file": f"{stem}/{name}", "label": image.label})
+                return out
+
+            image_refs = refs(obs.parts)
+            # a task's own earlier turns (Observation.turns): what the model was sent before this turn's
+            # message, each with its text and images
+            earlier = None
+            if obs.turns is not None:
+                earlier = [
+                    {
+                        "role": t.role,
+                        "text": "\n".join(p.text for p in t.parts if isinstance(p, TextPart)),
+                        "images": refs(t.parts),
+                    }
+                    for t in obs.turns
+                ]
             first_turn = role not in instructed
             instructed.add(role)
             task_step = result.info.get("step")
@@ -168,6 +185,7 @@ async def run_episode(
                     usage=action.usage.to_dict(),
                     calls=len(recorder.calls) - calls_before,
                     instructions=obs.instructions if first_turn else None,
+                    turns_before=earlier,
                 ).to_dict()
             )
     except ModelError as exc:

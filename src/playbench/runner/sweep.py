@@ -37,6 +37,7 @@ from typing import Any
 import yaml
 
 from playbench.core.errors import ConfigError
+from playbench.core.types import TextPart
 
 SWEEP_FILE = "sweep.json"
 
@@ -337,8 +338,10 @@ def estimate(config: Any) -> list[Estimate]:
         task.reset(task.load_instance(job.instance))
         role = task.current_role()
         obs = task.observe(role)
-        images = sum(image_tokens(*_size(img.png)) for img in obs.images)
-        prompt = (len(obs.instructions) + len(obs.text)) / 4 + images
+        # the task's own earlier turns count as sent (Observation.turns): their text and images too
+        images = sum(image_tokens(*_size(img.png)) for img in obs.all_images)
+        earlier = sum(len(p.text) for t in obs.turns or [] for p in t.parts if isinstance(p, TextPart))
+        prompt = (len(obs.instructions) + len(obs.text) + earlier) / 4 + images
         cap = getattr(task.config, "max_steps", None) or DEFAULT_TURNS
         for seat in task.roles:
             spec = AgentSpec.from_dict(job.agents.get(seat) or job.agents.get("*") or {"name": "?"})
@@ -347,7 +350,7 @@ def estimate(config: Any) -> list[Estimate]:
             turns = 1 if seat == "judge" else cap
             # the chat window, as the agent reads it ("all" keeps every earlier exchange)
             history = read_model_options({"history": spec.options.get("history") or 0}).history
-            seat_calls = turns * (1 + (len(obs.images) if spec.options.get("captioner") else 0))
+            seat_calls = turns * (1 + (len(obs.all_images) if spec.options.get("captioner") else 0))
             # turn t sends itself and at most min(t - 1, history) earlier exchanges
             seat_in = prompt * sum(1 + min(t - 1, history) for t in range(1, turns + 1))
             cap_out = spec.options.get("max_tokens")
