@@ -17,7 +17,7 @@ from playbench.core.errors import ConfigError
 from playbench.core.original_texts import TextSource
 from playbench.core.originals import Clone, resolve_options, status
 from playbench.core.registry import make_task
-from playbench.core.types import ImagePart, TextPart
+from playbench.core.types import ImagePart, TextPart, Turn
 from playbench.runner.reader import RunReader
 from playbench.runner.run import RunConfig, execute
 from playbench.tasks.ivispar import originals as o
@@ -187,19 +187,36 @@ def test_every_mapped_text_reads_from_a_clone_in_their_layout(clone):
 # --- filling and layout ------------------------------------------------------------------------------
 
 
-def test_text_observations_in_gpt4_layout(clone):
-    task = make_task("ivispar/sgp", texts="original", originals=str(clone))
+def _turns(obs) -> list[tuple[str, list[str]]]:
+    """An observation's turns as (role, parts), an image as its label."""
+    return [(t.role, [p.label if isinstance(p, ImagePart) else p.text for p in t.parts]) for t in obs.turns]
+
+
+@pytest.mark.parametrize("agent", ["gpt4", "claude"])
+def test_text_observations_are_their_chat(clone, agent):
+    """GPT4Agent / ClaudeAgent: numbered past states as user turns, past actions as assistant turns,
+    renumbered from 1 at every call, then the step text as the last user message."""
+    task = make_task("ivispar/sgp", texts="original", originals=str(clone), prompt_agent=agent)
+    task.reset(next(iter(paper_instances(1, None, None))))
+    goal = task.listing(task._goal)
+    first = task.observe("player")
+    assert first.turns == []  # no past yet: the system prompt and the step text only
     task, start, move = _played(task)
     obs = task.observe("player")
     assert obs.instructions == SYSTEM_3D + COT
-    goal, current = task.listing(task._goal), task.listing(task.board_state)
-    assert obs.parts == [
-        TextPart(f"Seen 1: {start}"),
-        TextPart("Did 1: Nothing usable here"),
-        TextPart(f"Seen 2: {start}"),
-        TextPart(f"Did 2: {move}"),
-        TextPart(f"\n    Aim:\n    {goal}.\n    Now:\n    {current}.\n    Close with the action line.\n"),
+    current = task.listing(task.board_state)
+    assert obs.turns == [
+        Turn("user", [TextPart(f"Seen 1: {start}")]),
+        Turn("assistant", [TextPart("Did 1: Nothing usable here")]),
+        Turn("user", [TextPart(f"Seen 2: {start}")]),
+        Turn("assistant", [TextPart(f"Did 2: {move}")]),
     ]
+    step = f"\n    Aim:\n    {goal}.\n    Now:\n    {current}.\n    Close with the action line.\n"
+    assert obs.parts == [TextPart(step)]
+    task.step(task.oracle_action("player") or "")
+    later = task.observe("player")  # the window slides: the oldest exchange goes, numbers restart at 1
+    assert [t.parts[0].text.split(":")[0] for t in later.turns] == ["Seen 1", "Did 1", "Seen 2", "Did 2"]
+    assert later.turns[1].parts == [TextPart(f"Did 1: {move}")]
 
 
 def test_text_observations_in_gemini_layout_are_one_text(clone):
@@ -207,34 +224,84 @@ def test_text_observations_in_gemini_layout_are_one_text(clone):
     task.reset(next(iter(paper_instances(1, None, None))))
     first = task.observe("player")
     goal, start = task.listing(task._goal), task.listing(task.board_state)
+    assert first.turns is None
     assert first.parts == [TextPart(f"\n  \n  Aim: {goal}.\n  Now: {start}.\n")]
     task, start, move = _played(task)
     history = f"Seen: {start}\nDid: Nothing usable here\n\nSeen: {start}\nDid: {move}\n\n"
     current = task.listing(task.board_state)
-    assert task.observe("player").parts == [TextPart(f"\n  {history}\n  Aim: {goal}.\n  Now: {current}.\n")]
-
-
-def test_vision_observations_fill_the_label_snippets(clone):
-    task = make_task("ivispar/sgp-2d", texts="original", originals=str(clone), image_size=96)
-    task, _, move = _played(task)
     obs = task.observe("player")
-    assert obs.instructions == SYSTEM_2D + COT
-    kinds = [p.label if isinstance(p, ImagePart) else p.text for p in obs.parts]
-    step = (
+    assert obs.turns is None
+    assert obs.parts == [TextPart(f"\n  {history}\n  Aim: {goal}.\n  Now: {current}.\n")]
+
+
+def _vision_step() -> str:
+    return (
         f"\n    Boards: now {_snippet('active_1')}; aim {_snippet('goal_1')}; before {_snippet('past')}.\n\n"
         "    Close with: action: move <color> <shape> <direction>\n"
     )
-    assert kinds == ["past", "Did: Nothing usable here", "past", f"Did: {move}", "goal", "current", step]
+
+
+@pytest.mark.parametrize("agent", ["gpt4", "claude"])
+def test_vision_observations_are_their_chat_with_the_label_snippets_filled(clone, agent):
+    task = make_task(
+        "ivispar/sgp-2d", texts="original", originals=str(clone), image_size=96, prompt_agent=agent
+    )
+    task, start, move = _played(task)
+    obs = task.observe("player")
+    assert obs.instructions == SYSTEM_2D + COT
+    assert _turns(obs) == [
+        ("user", ["past"]),
+        ("assistant", ["Did: Nothing usable here"]),
+        ("user", ["past"]),
+        ("assistant", [f"Did: {move}"]),
+        ("user", ["goal"]),
+        ("user", ["current"]),
+    ]
+    images = [t.parts[0].png for t in obs.turns if t.role == "user"]
+    state = task.board_state
+    assert images == [
+        task.image(task.instance.start_state(), "past"),
+        task.image(task.instance.start_state(), "past"),
+        task.image(task._goal, "goal"),
+        task.image(state, "current"),
+    ]
+    assert obs.parts == [TextPart(_vision_step())]
+
+
+def test_vision_observations_in_gemini_layout_are_one_message(clone):
+    task = make_task(
+        "ivispar/sgp-2d", texts="original", originals=str(clone), image_size=96, prompt_agent="gemini"
+    )
+    task, _, move = _played(task)
+    obs = task.observe("player")
+    assert obs.turns is None
+    kinds = [p.label if isinstance(p, ImagePart) else p.text for p in obs.parts]
+    assert kinds == [
+        "past",
+        "Did: Nothing usable here",
+        "past",
+        f"Did: {move}",
+        "goal",
+        "current",
+        _vision_step(),
+    ]
 
 
 def test_our_extensions_keep_their_place_with_the_original_texts(clone):
-    task = make_task(
-        "ivispar/sgp", texts="original", originals=str(clone), move_results=True, step_counter=True
+    options = {"texts": "original", "originals": str(clone), "move_results": True, "step_counter": True}
+    task, _, _ = _played(make_task("ivispar/sgp", **options))
+    obs = task.observe("player")
+    roles = [t.role for t in obs.turns]
+    assert roles == ["user", "assistant", "user"] * 2  # each result a user turn after the action
+    assert obs.turns[1].parts == [TextPart("Did 1: Nothing usable here")]
+    assert obs.turns[2].parts[0].text.startswith("Result: ")
+    assert obs.parts[-1] == TextPart("This is action 3 of at most 20.")
+    gemini, _, _ = _played(make_task("ivispar/sgp", prompt_agent="gemini", **options))
+    (text, counter) = gemini.observe("player").parts
+    assert (
+        "Did: Nothing usable here\nResult: " in text.text
+        and counter.text == "This is action 3 of at most 20."
     )
-    task, _, _ = _played(task)
-    texts = [p.text for p in task.observe("player").parts]
-    assert texts[1].startswith("Did 1: Nothing usable here\nResult: ")
-    assert texts[-1] == "This is action 3 of at most 20."
 
 
 # --- errors, fallback, stamp -------------------------------------------------------------------------
@@ -266,26 +333,81 @@ def test_without_a_clone_the_task_sends_ours(tmp_path, monkeypatch):
         resolve_options(SlidingGeomTask.originals, {"texts": "original"})
 
 
-def test_a_run_stamps_the_clone_and_the_converted_boards(clone, tmp_path, monkeypatch):
+def _run(clone: Path, tmp_path: Path, monkeypatch, task_id: str, replies: list[str], **options) -> list[list]:
+    """The first calls' requests of a one-episode `llm` run with scripted replies, as (role, parts)."""
     monkeypatch.setenv("PLAYBENCH_ORIGINALS", str(clone.parent))
-    replies = tmp_path / "replies.txt"
-    replies.write_text("no idea\n")
+    path = tmp_path / "replies.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in replies))
     out = tmp_path / "run"
     config = RunConfig(
-        tasks=["ivispar/sgp"],
-        agents={"*": AgentSpec("llm", model=f"mock:{replies}")},
+        tasks=[task_id],
+        agents={"*": AgentSpec("llm", model=f"mock:{path}")},
         out=str(out),
         episodes=1,
-        task_options={"max_steps": 2},
+        task_options={"max_steps": len(replies), **options},
     )
     asyncio.run(execute(config))
-    stamp = json.loads((out / "config.json").read_text())["fidelity"]["ivispar/sgp"]
-    assert stamp["texts"] == "original@0123456" and stamp["data"] == "original@725ee6c, converted"
     reader = RunReader(out)
     calls = reader.calls(reader.records()[0])[0]
-    messages = calls[1]["request"]["messages"]
-    assert [m["role"] for m in messages] == ["system", "user"]
-    assert messages[0]["content"] == [{"type": "text", "text": SYSTEM_3D + COT}]
-    assert messages[1]["content"][1]["text"] == "Did 1: Nothing usable here"
+    requests = []
+    for call in calls:
+        requests.append(
+            [
+                (m["role"], [p["text"] if p["type"] == "text" else p["label"] for p in m["content"]])
+                for m in call["request"]["messages"]
+            ]
+        )
+    return requests
+
+
+def test_a_run_sends_their_chat_and_stamps_the_clone_and_the_converted_boards(clone, tmp_path, monkeypatch):
+    task = make_task("ivispar/sgp", texts="original", originals=str(clone))
+    task.reset(next(iter(paper_instances(1, None, None))))
+    goal, start = task.listing(task._goal), task.listing(task.board_state)
+    move = (task.oracle_action("player") or "").removeprefix("action: ")
+    requests = _run(clone, tmp_path, monkeypatch, "ivispar/sgp", ["no idea", f"Fine.\naction: {move}", "no"])
+    task.step("no idea")
+    task.step(f"action: {move}")
+    moved = task.listing(task.board_state)
+    system = ("system", [SYSTEM_3D + COT])
+
+    def step(current: str) -> tuple[str, list[str]]:
+        return (
+            "user",
+            [f"\n    Aim:\n    {goal}.\n    Now:\n    {current}.\n    Close with the action line.\n"],
+        )
+
+    assert requests == [
+        [system, step(start)],
+        [system, ("user", [f"Seen 1: {start}"]), ("assistant", ["Did 1: Nothing usable here"]), step(start)],
+        [
+            system,
+            ("user", [f"Seen 1: {start}"]),
+            ("assistant", ["Did 1: Nothing usable here"]),
+            ("user", [f"Seen 2: {start}"]),
+            ("assistant", [f"Did 2: {move}"]),
+            step(moved),
+        ],
+    ]
+    stamp = json.loads((tmp_path / "run" / "config.json").read_text())["fidelity"]["ivispar/sgp"]
+    assert stamp["texts"] == "original@0123456" and stamp["data"] == "original@725ee6c, converted"
     generated = make_task("ivispar/sgp", dataset="generated", texts="ours")
     assert generated.data_origin() == "generated" and make_task("ivispar/stp").data_origin() == "generated"
+
+
+def test_a_vision_run_sends_their_chat(clone, tmp_path, monkeypatch):
+    requests = _run(
+        clone,
+        tmp_path,
+        monkeypatch,
+        "ivispar/sgp-3d",
+        ["no idea", "no"],
+        image_size=96,
+        prompt_agent="claude",
+    )
+    system = ("system", [SYSTEM_3D + COT])
+    tail = [("user", ["goal"]), ("user", ["current"]), ("user", [_vision_step()])]
+    assert requests == [
+        [system, *tail],
+        [system, ("user", ["past"]), ("assistant", ["Did: Nothing usable here"]), *tail],
+    ]

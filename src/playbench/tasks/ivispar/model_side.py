@@ -29,7 +29,8 @@ SOURCE = (
     "description call :452-459 max_tokens 500; ClaudeAgent :944-950 and :1017-1023 max_tokens 500, "
     "temperature 0.5; GeminiAgent: vision :1200-1205 max_output_tokens 500, text :1278 no config; "
     "OpenSourceAgent :1659 SamplingParams(temperature=1.0, top_p=0.95, top_k=50, max_tokens=500)); "
-    "images PNG without detail; past states packed into one observation (past_window), so history 0"
+    "images PNG without detail; the task rebuilds the past at every step (past_window; texts=original: their "
+    "chat as Observation.turns, ours: one message), so history 0"
 )
 
 # The model families of the authors' agent classes, as regular expressions searched in the model name

@@ -14,10 +14,11 @@ class fills it (`prompt_agent`: GPT4Agent, ClaudeAgent or GeminiAgent of `agent_
   joined by line breaks;
 - the past action of a reply without an action: their agents' note, cleaned as every action is.
 
-GeminiAgent sent all of a step as one user turn, which is how our `llm` agent sends an observation,
-so its requests are the original's exactly. GPT4Agent and ClaudeAgent sent a chat (each past image a
-user turn, each past action an assistant turn, goal, active and the text as three user turns); the
-same parts go in one user message here (see the suite README, "Conversation").
+GPT4Agent and ClaudeAgent sent a chat rebuilt at every call: each past image (or numbered past state)
+a user turn, each past action an assistant turn, then the goal image, the active image and the step
+text as three user turns (in text, the step text alone). The task sends that conversation as
+`Observation.turns` (the last user message is `parts`), so our `llm` agent sends their messages, roles
+and order. GeminiAgent sent all of a step as one user turn: `parts` alone, no turns.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any
 
 from playbench.core.errors import ConfigError
 from playbench.core.original_texts import TextSource, fill
-from playbench.core.types import ImagePart, Part, TextPart
+from playbench.core.types import ImagePart, Part, TextPart, Turn
 from playbench.tasks.ivispar import originals as o
 from playbench.tasks.ivispar.paper_parse import clean_command
 
@@ -105,7 +106,12 @@ class OriginalPrompts:
         return fill(self._text(text_id) if template is None else template, values, text_id)
 
     # --- one observation -------------------------------------------------------------------------
-    def parts(
+    @property
+    def chat(self) -> bool:
+        """GPT4Agent and ClaudeAgent send a conversation; GeminiAgent one user turn."""
+        return self.agent != "gemini"
+
+    def view(
         self,
         goal: Any,
         current: Any,
@@ -114,15 +120,30 @@ class OriginalPrompts:
         image: Callable[[Any, str], bytes] | None,
         results: bool = False,
         counter: str | None = None,
-    ) -> list[Part]:
-        """The parts of one step, in the order their agent class sends them (see the module docstring).
-        `past` holds (state, action as shown, feedback), oldest first."""
-        parts = self._vision(goal, current, past, image, results) if image is not None else None
-        if parts is None:
-            parts = self._textual(goal, current, past, listing, results)
+    ) -> tuple[list[Turn] | None, list[Part]]:
+        """(turns, parts) of one step as their agent class sends it after the system prompt: the
+        earlier turns of its chat (None for GeminiAgent's single user turn), then the parts of the last
+        user message. `past` holds (state, action as shown, feedback), oldest first."""
+        if image is not None:
+            turns = self._vision(goal, current, past, image, results)
+            parts: list[Part] = [TextPart(self.vision_text)]
+        else:
+            turns, step = self._textual(goal, current, past, listing, results)
+            parts = [TextPart(step)]
         if counter:
             parts.append(TextPart(counter))
-        return parts
+        if self.chat:
+            return turns, parts
+        return None, [p for turn in turns for p in turn.parts] + parts
+
+    def _said(self, text: str, feedback: str, results: bool) -> list[Turn]:
+        """A past action as their chat holds it (an assistant turn); our extension move_results adds its
+        result after it, as a user turn in a chat and as a line of the same text in GeminiAgent's."""
+        if not results:
+            return [Turn("assistant", [TextPart(text)])]
+        if not self.chat:
+            return [Turn("user", [TextPart(_with_result(text, feedback))])]
+        return [Turn("assistant", [TextPart(text)]), Turn("user", [TextPart(f"Result: {feedback}")])]
 
     def _vision(
         self,
@@ -131,16 +152,17 @@ class OriginalPrompts:
         past: Sequence[tuple[Any, str, str]],
         image: Callable[[Any, str], bytes],
         results: bool,
-    ) -> list[Part]:
-        parts: list[Part] = []
+    ) -> list[Turn]:
+        """Each past image a user turn followed by its action, then the goal and the active image, each
+        a user turn (GPT4Agent.act, ClaudeAgent.act; GeminiAgent puts the same parts in one turn)."""
+        turns: list[Turn] = []
         for state, shown, feedback in past:
             said = self._fill(f"{self.agent}.vision.past_action", {o.FIELD_RESPONSE: shown}, self.past_action)
-            parts.append(ImagePart(image(state, "past"), label="past"))
-            parts.append(TextPart(_with_result(said, feedback if results else None)))
-        parts.append(ImagePart(image(goal, "goal"), label="goal"))
-        parts.append(ImagePart(image(current, "current"), label="current"))
-        parts.append(TextPart(self.vision_text))
-        return parts
+            turns.append(Turn("user", [ImagePart(image(state, "past"), label="past")]))
+            turns += self._said(said, feedback, results)
+        turns.append(Turn("user", [ImagePart(image(goal, "goal"), label="goal")]))
+        turns.append(Turn("user", [ImagePart(image(current, "current"), label="current")]))
+        return turns
 
     def _textual(
         self,
@@ -149,18 +171,23 @@ class OriginalPrompts:
         past: Sequence[tuple[Any, str, str]],
         listing: Callable[[Any], str],
         results: bool,
-    ) -> list[Part]:
-        entries: list[str] = []
+    ) -> tuple[list[Turn], str]:
+        """(past turns, step text). GPT4Agent and ClaudeAgent: each past state a user turn and each
+        past action an assistant turn, numbered 1.. over the window at every call; GeminiAgent: the
+        same entries joined into the history block of its step text (no turns)."""
+        turns: list[Turn] = []
+        history = ""
         for k, (state, shown, feedback) in enumerate(past, 1):
             observed = {o.FIELD_INDEX: k, o.FIELD_OBSERVATION: listing(state)}
             acted = {o.FIELD_INDEX: k, o.FIELD_RESPONSE: shown}
-            entries.append(self._fill(f"{self.agent}.text.past_state", observed, self.past_state))
+            seen = self._fill(f"{self.agent}.text.past_state", observed, self.past_state)
             said = self._fill(f"{self.agent}.text.past_action", acted, self.past_action)
-            entries.append(_with_result(said, feedback if results else None))
+            if self.chat:
+                turns.append(Turn("user", [TextPart(seen)]))
+                turns += self._said(said, feedback, results)
+            else:
+                history += seen + _with_result(said, feedback if results else None)
         values: dict[str, Any] = {o.FIELD_GOAL: listing(goal), o.FIELD_CURRENT: listing(current)}
-        if self.agent == "gemini":  # one text: the history block inside the step text
-            history = "".join(entries)
+        if not self.chat:  # the history block inside the step text
             values.update({o.FIELD_HISTORY: history, f"({o.FIELD_HISTORY})": history})
-            return [TextPart(self._fill(f"{self.agent}.text.step", values, self.step))]
-        step = self._fill(f"{self.agent}.text.step", values, self.step)
-        return [*(TextPart(e) for e in entries), TextPart(step)]
+        return turns, self._fill(f"{self.agent}.text.step", values, self.step)

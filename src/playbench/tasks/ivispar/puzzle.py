@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.model_side import ModelSide
 from playbench.core.termination import Termination
-from playbench.core.types import EpisodeResult, Observation, Part, StepResult, Validity
+from playbench.core.types import EpisodeResult, Observation, Part, StepResult, Turn, Validity
 from playbench.tasks.ivispar import views
 from playbench.tasks.ivispar.actions import ParseFailure
 from playbench.tasks.ivispar.model_side import ivispar_model_side
@@ -237,10 +237,16 @@ class SlidingPuzzleTask(EpisodeTask):
             counter=self._counter() if cfg.step_counter else None,
         )
 
+    def _view(self, past: list[tuple[State, str, str]]) -> tuple[list[Turn] | None, list[Part]]:
+        """(turns, parts) of an observation: the conversation before the last user message, or
+        None for one user message holding everything (ours); a puzzle with the original's texts
+        rebuilds their chat."""
+        return None, self._state_parts(past)
+
     def _observe(self, role: str) -> Observation:
         past = self._past()
         cfg = self.config
-        parts = self._state_parts(past)
+        turns, parts = self._view(past)
         board = self.instance.board_size
         data = {
             "board_size": list(board),
@@ -260,6 +266,7 @@ class SlidingPuzzleTask(EpisodeTask):
             feedback=self._feedback if cfg.move_results else "",
             step=self._steps,
             data=data,
+            turns=turns,
         )
 
     def _counter(self) -> str:

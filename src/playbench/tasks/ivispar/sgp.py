@@ -10,7 +10,7 @@ from playbench.core.errors import ConfigError
 from playbench.core.original_texts import texts_source
 from playbench.core.originals import OriginalsUse
 from playbench.core.task import Instance, TaskConfig
-from playbench.core.types import Part, Validity
+from playbench.core.types import Part, Turn, Validity
 from playbench.tasks.ivispar import prompts, render2d, summaries
 from playbench.tasks.ivispar.actions import FORMAT_HINT, ParsedMove, ParseFailure, parse_move, shorten
 from playbench.tasks.ivispar.board import (
@@ -325,12 +325,13 @@ class SlidingGeomTask(SlidingPuzzleTask):
         original = self.original_prompts()
         return original.no_action if original is not None else super()._no_action_note()
 
-    def _state_parts(self, past: list[tuple[State, str, str]]) -> list[Part]:
+    def _view(self, past: list[tuple[State, str, str]]) -> tuple[list[Turn] | None, list[Part]]:
+        """texts=original: their agent class's conversation (`original_prompts.py`); ours: one message."""
         original = self.original_prompts()
         if original is None:
-            return super()._state_parts(past)
+            return super()._view(past)
         cfg = self.config
-        return original.parts(
+        return original.view(
             self._goal,
             self._state,
             past,
