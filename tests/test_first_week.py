@@ -95,3 +95,25 @@ def test_a_run_of_playbenchs_own_rooms_says_which_set_ran_and_how_to_run_the_pap
     argv = ["run", "ivispar/sgp", "--agent", "random", "--episodes", "1", "--out", str(tmp_path / "i")]
     assert main([*argv, "--dry-run"]) == 0
     assert "not the paper's set" not in capsys.readouterr().err  # the paper's boards
+
+
+@pytest.mark.parametrize("task", ["ivispar/sgp", "ivispar/stp"])
+def test_instances_solutions_replay_as_printed(task, tmp_path, capsys):
+    assert main(["instances", task, "-n", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert '"solution"' in printed
+    solutions = tmp_path / "solutions.jsonl"
+    solutions.write_text(printed)
+    out = tmp_path / "run"
+    assert main(["run", task, "--agent", f"replay:{solutions}", "--episodes", "3", "--out", str(out)]) == 0
+    import json
+
+    records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert len(records) == 3 and all(r["success"] and r["steps"] == r["optimal_steps"] for r in records)
+
+
+def test_a_replay_line_without_actions_or_a_solution_is_named(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "start": 1}\n')
+    assert main(["run", "toy/walk", "--agent", f"replay:{bad}", "--out", str(tmp_path / "r")]) == 2
+    assert "line 1 needs an object with 'instance_id' and an 'actions' list" in capsys.readouterr().err

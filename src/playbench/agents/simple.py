@@ -48,7 +48,9 @@ class OracleAgent(Agent):
 class ReplayAgent(Agent):
     """Replays actions from a JSONL file of `{"instance_id": ..., "actions": [...]}` lines.
 
-    A line may also carry `task`, `trial` and `role` to disambiguate; missing ones match anything.
+    A line may also carry `task`, `trial` and `role` to disambiguate; missing ones match anything. A line
+    of `playbench instances` output (`{"id": ..., "solution": [...]}`) replays its solution, each move
+    written as the task's parser reads it (`Task.solution_reply`).
     """
 
     name = "replay"
@@ -68,12 +70,20 @@ class ReplayAgent(Agent):
             except json.JSONDecodeError as exc:
                 raise ConfigError(f"replay file '{path}' line {lineno} is not JSON: {exc.msg}") from None
             if (
+                isinstance(entry, dict)
+                and "instance_id" not in entry
+                and isinstance(entry.get("solution"), list)
+            ):
+                # an instance as `playbench instances` prints it: its solution is the replay
+                entry = {"instance_id": entry.get("id"), "solution": entry["solution"]}
+            if (
                 not isinstance(entry, dict)
-                or "instance_id" not in entry
-                or not isinstance(entry.get("actions"), list)
+                or entry.get("instance_id") is None
+                or not isinstance(entry.get("actions", entry.get("solution")), list)
             ):
                 raise ConfigError(
-                    f"replay file '{path}' line {lineno} needs an object with 'instance_id' and an 'actions' list"
+                    f"replay file '{path}' line {lineno} needs an object with 'instance_id' and an 'actions' list "
+                    "(or an instance line with 'id' and a 'solution' list)"
                 )
             self.entries.append(entry)
 
@@ -86,7 +96,13 @@ class ReplayAgent(Agent):
                 and int(entry.get("trial", ctx.trial)) == ctx.trial
                 and entry.get("role", ctx.role) == ctx.role
             ):
-                self.queue = [str(a) for a in entry["actions"]]
+                if "actions" in entry:
+                    self.queue = [str(a) for a in entry["actions"]]
+                else:
+                    from playbench.core.registry import get_spec
+
+                    reply = get_spec(ctx.task_id).load_class().solution_reply
+                    self.queue = [reply(str(move)) for move in entry["solution"]]
                 return
         raise ConfigError(f"replay file '{self.path}' has no actions for instance '{ctx.instance_id}'")
 

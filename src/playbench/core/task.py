@@ -171,6 +171,12 @@ class Task(ABC):
         return None
 
     @classmethod
+    def solution_reply(cls, move: str) -> str:
+        """One move of an instance's printed `solution` as a reply the task's parser reads, so a replay
+        file made from `playbench instances` output plays as printed (iVISPAR adds its `action: `)."""
+        return move
+
+    @classmethod
     def has_oracle(cls) -> bool:
         return cls.oracle_action is not Task.oracle_action
 

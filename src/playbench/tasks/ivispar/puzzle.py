@@ -47,6 +47,11 @@ class SlidingPuzzleTask(EpisodeTask):
     OTHER_COUNTERS: ClassVar[tuple[str, ...]] = ()  # actions in none of those classes
     FORMAT_HINT: ClassVar[str]
 
+    @classmethod
+    def solution_reply(cls, move: str) -> str:
+        """A move of an instance's `solution` (`move green cylinder left`) as the reply the parser reads."""
+        return f"action: {move}"
+
     # --- what a puzzle provides ------------------------------------------------------------
     @abstractmethod
     def _read(self, text: str) -> ParsedMove | ParseFailure:
