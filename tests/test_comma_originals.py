@@ -180,12 +180,52 @@ def test_the_solver_sees_results_the_expert_does_not(clone):
     assert text.endswith(f"PLAYER: cut_wire_1\n\nWORLD: {MISTAKE}\n\nHELPER: \n\nPLAYER: ")
 
 
-def test_word_limit_adds_their_prompt_clause_and_request(clone):
+def test_word_limit_adds_their_prompt_clause_and_request_as_a_second_user_message(clone):
     task = started(texts="original", expert_word_limit=100)
     task.step("hello")
-    parts = [p.text for p in task.observe("expert").parts]
-    assert parts[0].startswith(EXPERT + "\n\n")
-    assert parts[1] == "Fixture: 100 words at most."
+    expert = task.observe("expert")
+    # their agent: the system message, the user message, then the limit request as a user message
+    assert expert.turns is not None and [t.role for t in expert.turns] == ["user"]
+    manual = "Fixture manual of SimpleWirePuzzle.\nSecond line."
+    assert [p.text for p in expert.turns[0].parts] == [f"{EXPERT}\n\n{manual}\n\nPLAYER: hello\n\nHELPER: "]
+    assert [p.text for p in expert.parts] == ["Fixture: 100 words at most."]
+    assert task.observe("solver").turns is None and started(texts="original").observe("expert").turns is None
+
+
+def test_keypad_word_limit_keeps_the_page_in_the_first_user_message(clone):
+    task = make_task("comma/keypad", texts="original", expert_word_limit=40)
+    task.reset(task.instances(1, 0)[0])
+    task.step("four symbols")
+    expert = task.observe("expert")
+    assert expert.turns is not None and expert.data["manual_image"] is True
+    first = expert.turns[0].parts
+    assert isinstance(first[0], ImagePart) and first[1].text.startswith(
+        "Fixture page lead-in. " + EXPERT.replace("100", "40")
+    )
+    assert [p.text for p in expert.parts] == ["Fixture: 40 words at most."]
+
+
+def test_a_word_limit_run_sends_their_three_messages(clone, tmp_path):
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text('"blue, blue, red"\n"Cut the last wire."\n"cut_wire_2"\n')
+    out = tmp_path / "run"
+    argv = ["run", "comma/wire", "--agent", "llm", "--model", f"mock:{replies}", "--episodes", "1"]
+    assert main([*argv, "--out", str(out), "--set", "expert_word_limit=100"]) == 0
+    calls = [
+        json.loads(x) for x in next((out / "trajectories").glob("*.calls.jsonl")).read_text().splitlines()
+    ]
+    solver, expert = (c["request"]["messages"] for c in calls[:2])
+    assert [m["role"] for m in solver] == ["system", "user"]
+    assert [m["role"] for m in expert] == ["system", "user", "user"]
+    texts = [[p["text"] for p in m["content"]] for m in expert]
+    manual = "Fixture manual of SimpleWirePuzzle.\nSecond line."
+    assert texts == [
+        [SYSTEM],
+        [f"{EXPERT}\n\n{manual}\n\nPLAYER: blue, blue, red\n\nHELPER: "],
+        ["Fixture: 100 words at most."],
+    ]
+    third = [[p.get("text") for p in m["content"]] for m in calls[2]["request"]["messages"]]
+    assert third[1][-1] == f"{SOLVER}\n\nPLAYER: blue, blue, red\n\nHELPER: Cut the last wire.\n\nPLAYER: "
 
 
 def test_keypad_expert_gets_the_page_with_their_lead_in(clone):

@@ -3,35 +3,33 @@
 The solver's user message is, as their GPT-4o agent sends it: the module's picture, the action list with
 its format line, then one text with the solver's prompt, the conversation and the cue `SOLVER: `. The
 expert's is one text with the expert's prompt, the manual, the conversation and the cue `EXPERT: ` (on
-the keypad, beside the manual page, with their lead-in). The system message is theirs. Our extensions,
-when their options are on, add texts of ours as parts of their own: the wait note of the real-time
-modules (by default on button and dog, which the paper's set does not hold), `solver_hints`, and the
-word-limit request of `expert_word_limit` (their agent sends it as a second user message).
+the keypad, beside the manual page, with their lead-in); with `expert_word_limit`, their word-limit
+request follows as a second user message, as their agent sends it (`Observation.turns`). The system
+message is theirs. Our extensions, when their options are on, add texts of ours as parts of their own:
+the wait note of the real-time modules (by default on button and dog, which the paper's set does not
+hold) and `solver_hints`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from playbench.core.types import ImagePart, Part, TextPart
-from playbench.tasks.comma import prompts
-from playbench.tasks.comma.module import MAX_WAIT
+from playbench.core.types import ImagePart, Part, TextPart, Turn
 
 if TYPE_CHECKING:
     from playbench.tasks.comma.task import CommaTask
 
 
-def solver_parts(task: CommaTask, hints: list[Part]) -> list[Part]:
+def solver_parts(task: CommaTask, hints: list[Part], notes: list[str]) -> list[Part]:
+    """The solver's user message: our `hints` (if any), the picture, their action list, our `notes`
+    (if any), their text."""
     words = task.words
     assert words is not None
     s = task.session
     parts: list[Part] = list(hints)
-    parts.append(ImagePart(task._image(), label="module"))
+    parts.append(ImagePart(task.module_png(), label="module"))
     parts.append(TextPart(words.action_string(task.module.actions())))
-    if s.waits_allowed:  # ours: how to let the simulated timer run (button, dog)
-        parts.append(TextPart(prompts.WAIT_NOTE.format(max_wait=MAX_WAIT)))
-    if task.config.solver_hints:
-        parts.append(TextPart(task.solver_format_text()))
+    parts += [TextPart(note) for note in notes]
     text = words.conversation(words["solver_prompt"], "", s.original_lines("solver"), words.label("solver"))
     parts.append(TextPart(text))
     return parts
@@ -50,7 +48,9 @@ def expert_manual(task: CommaTask) -> str:
     return words.manual(name)
 
 
-def expert_parts(task: CommaTask) -> list[Part]:
+def expert_request(task: CommaTask) -> tuple[list[Turn] | None, list[Part]]:
+    """The expert's user messages as (earlier turns, last message): one message, or with
+    `expert_word_limit` their request in a message of its own after it."""
     words = task.words
     assert words is not None
     limit = task.config.expert_word_limit
@@ -60,12 +60,12 @@ def expert_parts(task: CommaTask) -> list[Part]:
         task.session.original_lines("expert"),
         words.label("expert"),
     )
-    page = task._manual_image()
+    page = task.manual_png()
     parts: list[Part] = []
     if page is not None:
         parts += [ImagePart(page, label="manual"), TextPart(words.beside_manual_page(text))]
     else:
         parts.append(TextPart(text))
-    if limit is not None:
-        parts.append(TextPart(words.word_limit(limit)))
-    return parts
+    if limit is None:
+        return None, parts
+    return [Turn("user", parts)], [TextPart(words.word_limit(limit))]

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from playbench.tasks.comma.prompts import JUDGE_LABELS
+
+if TYPE_CHECKING:
+    from playbench.tasks.comma.session import Session
 
 Episode = dict[str, Any]
 
@@ -33,6 +36,27 @@ def turn_limit_metrics(solved_after: list[bool], mistakes_after: list[int], max_
         out[success_key(k)] = bool(upto and solved_after[upto - 1])
         out[mistakes_key(k)] = int(mistakes_after[upto - 1]) if upto else 0
     return out
+
+
+def episode_metrics(module: str, session: Session, max_turns: int) -> dict[str, Any]:
+    """One episode's metrics: the paper's (success, partial score, mistakes, conversation length,
+    repetition loops), our counts, and the turn-limit curve's per-k values."""
+    s = session
+    solved = s.module.solved
+    metrics: dict[str, Any] = {
+        "module": module,
+        "partial_score": 1.0 if solved else float(s.module.partial_score()),
+        "mistakes": s.mistakes,
+        "conversation_length": s.turns if solved else max_turns,
+        "turns_used": s.turns,
+        "solver_messages": s.solver_messages,
+        "expert_messages": s.expert_messages,
+        "actions_executed": s.actions_executed,
+        "repetition_loop": s.repeated_mistakes > 0,
+        "repeated_mistakes": s.repeated_mistakes,
+    }
+    metrics.update(turn_limit_metrics(s.solved_after, s.mistakes_after, max_turns))
+    return metrics
 
 
 def module_of(episode: Episode) -> str:
