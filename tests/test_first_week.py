@@ -117,3 +117,38 @@ def test_a_replay_line_without_actions_or_a_solution_is_named(tmp_path, capsys):
     bad.write_text('{"id": "x", "start": 1}\n')
     assert main(["run", "toy/walk", "--agent", f"replay:{bad}", "--out", str(tmp_path / "r")]) == 2
     assert "line 1 needs an object with 'instance_id' and an 'actions' list" in capsys.readouterr().err
+
+
+def test_progress_is_plain_lines_when_the_output_is_not_a_terminal(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PLAYBENCH_PROGRESS_SECONDS", "0")
+    assert (
+        main(["run", "toy/walk", "--agent", "random", "--episodes", "3", "--out", str(tmp_path / "r")]) == 0
+    )
+    lines = [line for line in capsys.readouterr().err.splitlines() if " episodes (solved " in line]
+    assert [line.split(": ", 1)[1].split(" episodes")[0] for line in lines] == ["1/3", "2/3", "3/3"]
+    assert lines[-1].endswith("done") and "/s, " in lines[0]
+
+
+def test_list_digests_is_cached_by_playbenchs_own_files(tmp_path, monkeypatch, capsys):
+    import playbench.cli as cli
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert main(["list", "--digests"]) == 0
+    first = capsys.readouterr().out
+    cached = list((tmp_path / "cache" / "playbench").glob("digests-*.json"))
+    assert len(cached) == 1
+    built = []
+    from playbench.core import task as task_module
+
+    real = task_module.Task.instances
+    monkeypatch.setattr(
+        task_module.Task, "instances", lambda self, n, seed: built.append(1) or real(self, n, seed)
+    )
+    assert main(["list", "--digests"]) == 0
+    assert capsys.readouterr().out == first and built == []  # every set from the cache
+    monkeypatch.setattr(cli, "_source_digest", lambda: "changed")  # a change to playbench's files
+    assert main(["list", "--digests"]) == 0
+    assert capsys.readouterr().out == first and built  # recomputed, the same table
+    assert [p.name for p in (tmp_path / "cache" / "playbench").glob("digests-*.json")] == [
+        "digests-changed.json"
+    ]

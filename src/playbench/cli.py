@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -302,30 +304,71 @@ def _add_run_options(
 # ---------------------------------------------------------------- commands
 
 
+def _source_digest() -> str:
+    """A digest of playbench's own files (code and shipped data): any change to them changes it."""
+    import hashlib
+
+    import playbench
+
+    root = Path(playbench.__file__).parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def cmd_digests() -> int:
     """Each task id, its default set's size and digest (seed 0), and where the set comes from; a set read
-    from an authors' clone in the originals folder is checked against the digest its suite pins."""
+    from an authors' clone in the originals folder is checked against the digest its suite pins. Sets of
+    playbench's own (generated or shipped) are cached by the digest of playbench's files, so a second call
+    is quick and any change to the code or data recomputes them; sets read from a clone are always read."""
     from playbench.core.originals import get_repo, resolve_options
     from playbench.core.task import instance_set_digest
 
+    cache_dir = Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser() / "playbench"
+    cache_file = cache_dir / f"digests-{_source_digest()}.json"
+    try:
+        cache = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
+    except (OSError, ValueError):
+        cache = {}
+    changed = False
     for spec in all_specs():
         cls = spec.load_class()
         options, _ = resolve_options(cls.originals, spec.options)
-        task = cls(**options)
-        instances = task.instances(None, 0)
-        digest = instance_set_digest(instances)
-        origin = task.data_origin()
-        row = [spec.id, str(len(instances)), digest, origin]
+        key = f"{spec.id} {json.dumps(options, sort_keys=True, default=str)}"
+        # a data option the originals folder filled: the set is read from files outside playbench
+        data_options = cls.originals.data if cls.originals is not None else {}
+        from_clone = any(options.get(k) != spec.options.get(k) for k in data_options)
+        if key in cache and not from_clone:
+            row = cache[key]
+        else:
+            task = cls(**options)
+            instances = task.instances(None, 0)
+            row = [spec.id, str(len(instances)), instance_set_digest(instances), task.data_origin()]
+            if not from_clone:
+                cache[key], changed = row, True
+        origin = row[3]
         if cls.originals is not None and origin.startswith("original@") and "converted" not in origin:
             pinned = get_repo(cls.originals.repo).digests.get(spec.id)
-            row.append(
+            digest = row[2]
+            row = [
+                *row,
                 "unpinned"
                 if pinned is None
                 else "pinned"
                 if pinned == digest
-                else f"DIFFERS from pinned {pinned}"
-            )
+                else f"DIFFERS from pinned {pinned}",
+            ]
         print("\t".join(row))
+    if changed:
+        try:
+            cache_dir.mkdir(parents=True, exist_ok=True)
+            for old in cache_dir.glob("digests-*.json"):  # one playbench version's table at a time
+                old.unlink(missing_ok=True)
+            cache_file.write_text(json.dumps(cache))
+        except OSError:
+            pass  # a read-only home: the table was printed, only the next call is slower
     return 0
 
 
@@ -559,6 +602,20 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
     return configs
 
 
+def _progress_line(name: str, done: int, total: int, solved: int, errors: int, elapsed: float) -> str:
+    """`NAME: 12/300 episodes (solved 3, errors 0), 0.80/s, ETA 6m00s` for a log that is not a terminal."""
+    rate = done / elapsed if elapsed > 0 else 0.0
+    left = (total - done) / rate if rate > 0 else None
+    eta = (
+        "done"
+        if done >= total
+        else "ETA ?"
+        if left is None
+        else f"ETA {int(left // 60)}m{int(left % 60):02d}s"
+    )
+    return f"{name}: {done}/{total} episodes (solved {solved}, errors {errors}), {rate:.2f}/s, {eta}"
+
+
 def execute_with_progress(
     configs: Any,
     argv: list[str] | None = None,
@@ -581,8 +638,17 @@ def execute_with_progress(
         disable=not err_console.is_terminal,
     )
 
+    plain = not err_console.is_terminal  # a log file or a pipe: plain lines instead of a bar
+    every = float(os.environ.get("PLAYBENCH_PROGRESS_SECONDS", "10"))
+
     def tracker(name: str) -> Any:
-        state: dict[str, Any] = {"bar": None, "solved": 0, "errors": 0}
+        state: dict[str, Any] = {
+            "bar": None,
+            "solved": 0,
+            "errors": 0,
+            "start": time.monotonic(),
+            "said": 0.0,
+        }
 
         def on_progress(output: Any, done: int, total: int) -> None:
             if state["bar"] is None:
@@ -590,6 +656,14 @@ def execute_with_progress(
             state["solved"] += bool(output.record["success"])
             state["errors"] += output.record["error"] is not None
             progress.update(state["bar"], completed=done, solved=state["solved"], errors=state["errors"])
+            now = time.monotonic()
+            if plain and (done == total or now - state["said"] >= every):
+                state["said"] = now
+                print(
+                    _progress_line(name, done, total, state["solved"], state["errors"], now - state["start"]),
+                    file=sys.stderr,
+                    flush=True,
+                )
 
         return on_progress
 
