@@ -214,6 +214,7 @@ class PlaySession:
         self.images: dict[str, bytes] = {}
         self.version = 0
         self.created = time.time()
+        self.updated = self.created  # the last move (or the start): shown under "Games in progress"
         self._event = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
         # every move so far, journalled in the run directory so a restarted server can resume the game
@@ -239,10 +240,13 @@ class PlaySession:
             "instance": self.instance,
             "trial": self.trial,
             "created": self.created,
+            "updated": self.updated,
             "moves": self.moves,
         }
 
     def write_journal(self) -> None:
+        if self.status == "discarded":  # a discarded game never writes its journal again
+            return
         path = self.journal_path
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".json.tmp")
@@ -251,6 +255,7 @@ class PlaySession:
 
     def journal_move(self, role: str, text: str) -> None:
         self.moves.append({"role": role, "text": text})
+        self.updated = time.time()
         self.write_journal()
 
     def replayed_move(self, role: str) -> str | None:
@@ -281,6 +286,7 @@ class PlaySession:
             idle_timeout,
         )
         session.created = float(data.get("created") or time.time())
+        session.updated = float(data.get("updated") or session.created)
         session.moves = [{"role": str(m["role"]), "text": str(m["text"])} for m in data.get("moves") or []]
         session._replay = list(session.moves)
         session.status = "paused"  # resumed when a browser opens it
@@ -316,10 +322,17 @@ class PlaySession:
             raise ConfigError(f"a move can be at most {MAX_ACTION_CHARS} characters long")
         seat.future.set_result(text)
 
+    def discard(self) -> None:
+        """Drop the game: its episode stops (nothing is recorded) and its journal is never written again."""
+        self.status = "discarded"
+        if self._runner is not None and not self._runner.done():
+            self._runner.cancel()
+        self.changed()
+
     def quit(self, role: str) -> None:
         """End the game for everyone: now if a person is to move, else when an agent's move is in."""
         self._human_seat(role)
-        if self.status in ("finished", "error"):
+        if self.status in ("finished", "error", "discarded"):
             return
         self.quit_requested = role
         for seat in self.seats.values():
@@ -404,9 +417,18 @@ class PlayManager:
         """Games a previous server left unfinished: offered on the play page, resumed on opening."""
         for path in sorted(self.play_root.glob(f"*/{UNFINISHED}/*.json")):
             run_dir = path.parent.parent
+            if self.owned_journal(path) is None:  # a symlink, or a folder linked in from elsewhere
+                print(
+                    f"playbench serve: warning: {path} is not a journal of this folder; left alone",
+                    file=sys.stderr,
+                )
+                continue
             try:
-                session = PlaySession.from_journal(json.loads(path.read_text()), run_dir, self.idle_timeout)
-            except (OSError, ValueError, KeyError, TypeError) as exc:
+                data = json.loads(path.read_text())
+                session = PlaySession.from_journal(data, run_dir, self.idle_timeout)
+                if "updated" not in data:  # written before journals kept the last move's time
+                    session.updated = path.stat().st_mtime
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
                 print(f"playbench serve: warning: cannot resume {path}: {exc}", file=sys.stderr)
                 continue
             if session.sid != path.stem or any(
@@ -513,10 +535,45 @@ class PlayManager:
     def get(self, sid: str) -> PlaySession | None:
         return self.sessions.get(sid)
 
+    def owned_journal(self, path: Path) -> Path | None:
+        """`path` if it is a journal file this server owns, else None: a regular file (not a symlink)
+        named `<game>.json` in the `unfinished` folder of a run directory directly inside the play
+        folder, all of it still there once symlinks are resolved."""
+        try:
+            below = path.relative_to(self.play_root).parts  # (run directory, "unfinished", file)
+            if len(below) != 3 or below[1] != UNFINISHED or path.suffix != ".json":
+                return None
+            if path.is_symlink() or not path.is_file():
+                return None
+            root = self.play_root.resolve(strict=True)
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError, ValueError):
+            return None
+        # no symlinked run directory or folder on the way either: the file is where its path says
+        return real if real == root.joinpath(*below) else None
+
+    def discard(self, sid: str) -> PlaySession:
+        """End a game in progress without recording it and remove its journal, so it is no longer
+        offered. The path removed is the session's own journal (the server's run directory and the
+        game's id, never a path from a request), and only if `owned_journal` accepts it; the run's
+        finished episodes are not touched."""
+        session = self.sessions.get(sid)
+        if session is None or session.status not in ("paused", "starting", "running"):
+            raise ConfigError("this game is not in progress, so there is nothing to discard")
+        session.discard()
+        journal = self.owned_journal(session.journal_path)
+        if journal is not None:
+            journal.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # the folder goes once it holds no other game
+            session.journal_path.parent.rmdir()
+        key = (str(session.run_dir), session.setup.task_id, session.setup.instance_id)
+        self._reserved.get(key, set()).discard(session.trial)  # never recorded: the trial is free again
+        return session
+
     def active(self) -> list[PlaySession]:
         return sorted(
             (s for s in self.sessions.values() if s.status in ("paused", "starting", "running")),
-            key=lambda s: s.created,
+            key=lambda s: s.updated,
             reverse=True,
         )
 
@@ -524,7 +581,8 @@ class PlayManager:
         if len(self.sessions) < MAX_SESSIONS:
             return
         finished = sorted(
-            (s for s in self.sessions.values() if s.status in ("finished", "error")), key=lambda s: s.created
+            (s for s in self.sessions.values() if s.status in ("finished", "error", "discarded")),
+            key=lambda s: s.created,
         )
         for s in finished[: len(self.sessions) - MAX_SESSIONS + 1]:
             del self.sessions[s.sid]

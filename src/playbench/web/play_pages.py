@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from typing import Any
@@ -9,7 +10,7 @@ from urllib.parse import quote
 
 from playbench.core.types import ImagePart, Observation, TextPart
 from playbench.web.play import InstanceChoice, PlaySession, TaskInfo, partner_choices
-from playbench.web.render import esc, url
+from playbench.web.render import esc, trial_text, url
 
 MANY_ACTIONS = 40
 
@@ -28,7 +29,9 @@ def uses_json_controls(session: PlaySession) -> bool:
     return session.setup.task_id.startswith("mmescape/")
 
 
-def tasks_page_body(infos: list[TaskInfo], sessions: list[PlaySession]) -> str:
+def tasks_page_body(
+    infos: list[TaskInfo], sessions: list[PlaySession], discarded: PlaySession | None = None
+) -> str:
     rows = []
     for info in infos:
         spec = info.spec
@@ -42,25 +45,78 @@ def tasks_page_body(infos: list[TaskInfo], sessions: list[PlaySession]) -> str:
             f"<td>{esc(spec.description)}</td>"
             f"<td>{esc(roles)}</td><td>{action}</td></tr>"
         )
+    notice = ""
+    if discarded is not None:
+        notice = (
+            f'<p class="notice" role="status" data-testid="discarded">The game of <code>{esc(discarded.setup.task_id)}'
+            f"</code> · {esc(discarded.setup.instance_id)} was discarded; the run's finished games are kept.</p>"
+        )
     games = ""
     if sessions:
-        items = []
-        for s in sessions:
-            seats = " ".join(
-                f'<a href="{esc(session_url(s, role))}">take the {esc(role)} seat</a>'
-                for role, seat in s.seats.items()
-                if seat.human
-            )
-            items.append(
-                f"<li><code>{esc(s.setup.task_id)}</code> · {esc(s.setup.instance_id)} · {seats}</li>"
-            )
-        games = f'<section><h2>Games in progress</h2><ul class="games">{"".join(items)}</ul></section>'
+        items = "".join(_game_item(s) for s in sessions)
+        games = f'<section><h2>Games in progress</h2><ul class="games">{items}</ul></section>'
     return (
         "<h1>Play</h1><p>Pick a task. You see exactly what a model sees (the task's instructions, its text and "
         "images, its feedback), and your game is recorded as an ordinary run with agent <code>human</code>, "
         "so it shows up under Runs, replays and reports like any other.</p>"
-        f"{games}<div class=scroll><table class=tasks><thead><tr><th>task</th><th>description</th><th>roles</th>"
+        f"{notice}{games}<div class=scroll><table class=tasks><thead><tr><th>task</th><th>description</th><th>roles</th>"
         f"<th></th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def when(timestamp: float) -> str:
+    """A time as the server's local date and time, in a `<time>` element carrying its ISO form."""
+    moment = dt.datetime.fromtimestamp(timestamp).astimezone()
+    return (
+        f'<time datetime="{esc(moment.isoformat(timespec="seconds"))}">'
+        f"{esc(moment.strftime('%Y-%m-%d %H:%M'))}</time>"
+    )
+
+
+def _game_item(session: PlaySession) -> str:
+    """One game in progress: what it is, when it was started and last played, its seats and a discard button."""
+    seats = " ".join(
+        f'<a href="{esc(session_url(session, role))}">take the {esc(role)} seat</a>'
+        for role, seat in session.seats.items()
+        if seat.human
+    )
+    moves = len(session.moves)
+    played = f"last move {when(session.updated)}" if moves else "no move yet"
+    what = f"{session.setup.task_id} · {session.setup.instance_id} · {trial_text(session.trial)}"
+    discard = (
+        f'<form method=post action="/play/s/{quote(session.sid)}/discard" data-confirm="{esc(discard_question(session))}">'
+        '<input type=hidden name=confirm value="" data-confirmed>'
+        f'<button type=submit class="discard" data-testid="discard" aria-label="discard the game of {esc(what)}">'
+        "Discard…</button></form>"
+    )
+    return (
+        f'<li data-game="{esc(session.sid)}"><span><code>{esc(session.setup.task_id)}</code> · '
+        f"{esc(session.setup.instance_id)} · {esc(trial_text(session.trial))}</span>"
+        f'<span class="when" data-testid="game-when">started {when(session.created)} · {played} · '
+        f"{moves} move{'' if moves == 1 else 's'}</span>{seats}{discard}</li>"
+    )
+
+
+def discard_question(session: PlaySession) -> str:
+    moves = len(session.moves)
+    return (
+        f"Discard this game of {session.setup.task_id} ({session.setup.instance_id}, "
+        f"{trial_text(session.trial)}, {moves} move{'' if moves == 1 else 's'})? It ends without being recorded "
+        "and cannot be resumed; the run's finished games are kept."
+    )
+
+
+def discard_page_body(session: PlaySession) -> str:
+    """The confirmation asked before a game is discarded, for a browser that does not run the page's script."""
+    return (
+        f"<h1>Discard a game</h1><p>{esc(discard_question(session))}</p>"
+        f'<p class="muted">started {when(session.created)}'
+        + (f" · last move {when(session.updated)}" if session.moves else " · no move yet")
+        + "</p>"
+        f'<form method=post action="/play/s/{quote(session.sid)}/discard">'
+        '<input type=hidden name=confirm value="yes">'
+        '<button type=submit class="discard" data-testid="confirm-discard">Discard the game</button> '
+        '<a class="button" href="/play">Keep it</a></form>'
     )
 
 
@@ -146,7 +202,8 @@ def game_page_body(session: PlaySession, role: str, message: str | None = None) 
     seat_note = f" · you are the <b>{esc(role)}</b>" if len(session.seats) > 1 else ""
     return (
         f"<h1>Playing <code>{esc(setup.task_id)}</code></h1>"
-        f'<p class="muted">instance {esc(setup.instance_id)} · seed {esc(setup.seed)} · trial {esc(session.trial)}'
+        f'<p class="muted">instance {esc(setup.instance_id)} · seed {esc(setup.seed)} · '
+        f'<span data-testid="trial">{esc(trial_text(session.trial))}</span>'
         f"{seat_note}</p>"
         f'<div id="play-panel" data-play-panel data-sid="{esc(session.sid)}" data-seat="{esc(role)}">'
         f"{panel_html(session, role, message)}</div>"
@@ -161,6 +218,11 @@ def panel_html(session: PlaySession, role: str, message: str | None = None) -> s
         parts.append(f'<p class="error" role="alert">{esc(message)}</p>')
     if session.status == "finished" and session.record is not None:
         parts.append(_finished(session))
+    elif session.status == "discarded":
+        parts.append(
+            '<p class="error" role="alert" data-testid="discarded">This game was discarded: it was not recorded '
+            'and cannot go on. <a href="/play">Back to the tasks</a></p>'
+        )
     elif session.status == "error":
         parts.append(f'<p class="error" role="alert">The game stopped: {esc(session.error)}</p>')
     elif seat.pending is not None:

@@ -70,6 +70,39 @@ def app_links() -> Links:
     )
 
 
+# ------------------------------------------------------------------------------------ trials
+# Every page counts trials from 1 ("trial 1 of 3"); a run's records (episodes.jsonl, and the episode
+# ids in URLs such as `…__t0`) count them from 0, as `playbench run` numbers them.
+TRIAL_NOTE = "trials are counted from 1 here; the run's records (episodes.jsonl) count them from 0"
+
+
+def trial_number(trial: Any) -> str:
+    """A record's 0-based `trial` as the 1-based number every page shows ('–' when it is not a number)."""
+    try:
+        return str(int(trial) + 1)
+    except (TypeError, ValueError):
+        return "–"
+
+
+def run_trials(run: dict[str, Any]) -> int | None:
+    """How many trials of each instance the run was asked for, when its configuration says (a browser
+    game's folder has no such number: each new game of an instance is one more trial)."""
+    config = run.get("config") if isinstance(run.get("config"), dict) else {}
+    spec = config.get("run") if isinstance(config.get("run"), dict) else {}
+    trials = spec.get("trials")
+    if config.get("source") == "web" or not isinstance(trials, int) or trials < 1:
+        return None
+    return trials
+
+
+def trial_text(trial: Any, trials: int | None = None) -> str:
+    """'trial 2 of 3' (or 'trial 2' when the number of trials is not known) for a 0-based trial."""
+    shown = trial_number(trial)
+    if trials is not None and shown != "–" and int(shown) <= trials:
+        return f"trial {shown} of {trials}"
+    return f"trial {shown}"
+
+
 # ------------------------------------------------------------------------------------- pages
 NAV = (("/", "Runs"), ("/play", "Play"))
 
@@ -122,6 +155,29 @@ def fmt_stat(stat: Any) -> str:
     return f"{value:.3g} ({N_BELOW_TWO})"
 
 
+def missing_cell(why: str) -> str:
+    """A table cell with nothing to show: a dash, with a title saying why (never an empty cell)."""
+    return f'<td class="missing" title="{esc(why)}">–</td>'
+
+
+def column_head(label: str) -> str:
+    """A run's column heading; a long name wraps (at '/', '-', '_' or anywhere) so its table fits."""
+    return f'<th class="run-col" title="{esc(label)}">{esc(label)}</th>'
+
+
+def _value_cell_html(text: str) -> str:
+    """'62.5% [30.6, 86.3]' as escaped HTML that may break only between the value and its interval
+    (non-breaking spaces inside the interval), so a narrow column takes two lines, not five."""
+    value, sep, rest = text.partition(" ")
+    if not sep or not rest.startswith(("[", "(")):
+        return esc(text)
+    return f"{esc(value)} {esc(rest.replace(' ', NBSP))}"
+
+
+NBSP = "\u00a0"
+WRAPPED_VALUES = {"success", "steps", "optimal"}  # a value with its interval, which may wrap between them
+
+
 def headline_table(runs: list[dict[str, Any]], links: Links) -> str:
     by_name = {run["name"]: run for run in runs}
     head = "".join(f"<th>{esc(c)}</th>" for c in HEADLINE)
@@ -129,11 +185,14 @@ def headline_table(runs: list[dict[str, Any]], links: Links) -> str:
     for row in headline_rows(runs):
         cells = []
         for col in HEADLINE:
-            text = esc(row[col])
+            text = _value_cell_html(row[col]) if col in WRAPPED_VALUES else esc(row[col])
             if col == "run" and by_name.get(row["run"]) is not None:
                 href = links.run(by_name[row["run"]])
                 if href:
                     text = f'<a href="{esc(href)}">{text}</a>'
+            if not row[col]:
+                cells.append(missing_cell(f"{row['run']} has no {col} for {row['task']}"))
+                continue
             cells.append(f'<td class="c-{col.split(" ")[0]}">{text}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     if not rows:
@@ -164,20 +223,30 @@ def metrics_side_by_side(runs: list[dict[str, Any]]) -> str:
         names = ["success", "steps", "optimal_steps"]
         for _, entry in cols:
             names += [m for m in entry.get("metrics", {}) if m not in names]
-        head = "<th>metric</th>" + "".join(f"<th>{esc(label)}</th>" for label, _ in cols)
+        head = "<th>metric</th>" + "".join(column_head(label) for label, _ in cols)
         body = [
             "<tr><th scope=row>scored / errored</th>"
             + "".join(f"<td>{esc(scored_text(e))}</td>" for _, e in cols)
             + "</tr>"
         ]
         for name in names:
-            cells = []
-            for _, entry in cols:
+            cells, shown = [], False
+            for label, entry in cols:
                 stat = entry.get(name) if name in ("success", "steps", "optimal_steps") else None
                 if stat is None:
                     stat = entry.get("metrics", {}).get(name)
-                cells.append(f"<td>{esc(fmt_stat(stat))}</td>")
-            if any(c != "<td>–</td>" for c in cells):
+                if stat is None:
+                    cells.append(missing_cell(f"{label} has no metric '{name}'"))
+                    continue
+                text = fmt_stat(stat)
+                if text == "–":
+                    cells.append(
+                        missing_cell(f"{label} has no value of '{name}' (no scored episode gave one)")
+                    )
+                    continue
+                shown = True
+                cells.append(f"<td>{_value_cell_html(text)}</td>")
+            if shown:
                 body.append(f"<tr><th scope=row>{esc(name)}</th>{''.join(cells)}</tr>")
         extras = [
             f"<details><summary>{esc(label)}: task-specific summary</summary><pre>"
@@ -230,10 +299,15 @@ def matrix_block(runs: list[dict[str, Any]], pairs_shown: int = 60) -> str:
     if len(runs) < 2:
         return ""
     grid = compare.matrix(runs)
-    head = "<th>task</th>" + "".join(f"<th>{esc(c)}</th>" for c in grid["columns"])
+    head = "<th>task</th>" + "".join(column_head(c) for c in grid["columns"])
     rows = "".join(
         f"<tr><th scope=row>{esc(row['task'])}</th>"
-        + "".join(f"<td>{esc(c['text'] if c else '–')}</td>" for c in row["cells"])
+        + "".join(
+            f"<td>{_value_cell_html(c['text'])}</td>"
+            if c and c.get("text")
+            else missing_cell(f"{column} has no episode of {row['task']}")
+            for column, c in zip(grid["columns"], row["cells"], strict=False)
+        )
         + "</tr>"
         for row in grid["rows"]
     )
@@ -245,7 +319,8 @@ def matrix_block(runs: list[dict[str, Any]], pairs_shown: int = 60) -> str:
     pairs = [p for p in compare.paired(runs) if "difference" in p]
     if pairs:
         body = "".join(
-            f"<tr><td>{esc(p['task'])}</td><td>{esc(p['a'])}</td><td>{esc(p['b'])}</td><td>{p['shared']}</td>"
+            f"<tr><td>{esc(p['task'])}</td><td class=run>{esc(p['a'])}</td><td class=run>{esc(p['b'])}</td>"
+            f"<td>{p['shared']}</td>"
             f"<td>{esc(compare.comparison_text(p))}</td><td>{p['a_better']}</td><td>{p['b_better']}</td>"
             f"<td>{esc(compare.p_text(p['p_value']))}</td></tr>"
             for p in pairs[:pairs_shown]
@@ -353,8 +428,10 @@ def episodes_table(run: dict[str, Any], links: Links, extra_rows: dict[str, str]
         ("termination", "termination"),
         ("duration", "time (s)"),
     ]
+    trial_title = f' title="{esc(TRIAL_NOTE)}"'
     head = "".join(
-        f'<th data-sort="{i}" tabindex="0">{esc(label)}</th>' for i, (_, label) in enumerate(columns)
+        f'<th data-sort="{i}" tabindex="0"{trial_title if key == "trial" else ""}>{esc(label)}</th>'
+        for i, (key, label) in enumerate(columns)
     )
     rows = []
     for rec in records:
@@ -369,7 +446,7 @@ def episodes_table(run: dict[str, Any], links: Links, extra_rows: dict[str, str]
         cells = [
             (rec["task"], esc(rec["task"])),
             (rec["instance_id"], link),
-            (rec["trial"], esc(rec["trial"])),
+            (rec["trial"], trial_number(rec["trial"])),
             (rec.get("agent"), esc(rec.get("agent"))),
             (rec.get("model") or "–", esc(rec.get("model") or "–")),
             (success, f'<span class="badge s-{success}">{success}</span>'),
@@ -406,11 +483,12 @@ def _validity_class(step: dict[str, Any]) -> str:
     return v if v in VALIDITY_CLASSES else "other"
 
 
-def record_block(record: dict[str, Any]) -> str:
+def record_block(record: dict[str, Any], trials: int | None = None) -> str:
+    trial = trial_text(record.get("trial"), trials).removeprefix("trial ")
     items = [
         ("task", record.get("task")),
         ("instance", record.get("instance_id")),
-        ("trial", record.get("trial")),
+        ("trial", f"{trial} (trial {record.get('trial')} in episodes.jsonl, which counts from 0)"),
         ("seed", record.get("seed")),
         ("agent", record.get("agent")),
         ("model", record.get("model")),
@@ -722,10 +800,11 @@ def episode_view(
         stepper, ticks = "", ""
     # calls made before the first turn (while an agent set up) or in a turn that never finished (a failed call)
     body += calls_block(run, outside, links, f"model calls outside a finished turn ({len(outside)})")
-    title = f"{record.get('task')} · {record.get('instance_id')} · trial {record.get('trial')}"
+    trials = run_trials(run)
+    title = f"{record.get('task')} · {record.get('instance_id')} · {trial_text(record.get('trial'), trials)}"
     return (
-        f'<section class="episode" data-episode data-steps="{n}"><h2>{esc(title)}</h2>'
-        f'<div class="episode-nav">{episode_nav}</div>{warnings_block(warnings)}{record_block(record)}'
+        f'<section class="episode" data-episode data-steps="{n}"><h2 data-testid="episode-title">{esc(title)}</h2>'
+        f'<div class="episode-nav">{episode_nav}</div>{warnings_block(warnings)}{record_block(record, trials)}'
         f'{stepper}<div class="timeline" aria-label="validity of every turn">{ticks}</div>'
         f'<div class="steps">{body}</div></section>'
     )
@@ -747,20 +826,22 @@ def instances_side_by_side(runs: list[dict[str, Any]], links: Links, limit: int 
                 if rec["task"] == task:
                     cells.setdefault((str(rec["instance_id"]), int(rec["trial"])), {})[i] = rec
         keys = sorted(cells, key=lambda k: (natural_key(k[0]), k[1]))
-        head = "<th>instance</th><th>trial</th>" + "".join(f"<th>{esc(runs[i]['name'])}</th>" for i in idx)
+        head = f'<th>instance</th><th title="{esc(TRIAL_NOTE)}">trial</th>' + "".join(
+            column_head(runs[i]["name"]) for i in idx
+        )
         rows = []
         for key in keys[:limit]:
             tds = []
             for i in idx:
                 rec = cells[key].get(i)
                 if rec is None:
-                    tds.append('<td class="muted">–</td>')
+                    tds.append(missing_cell(f"{runs[i]['name']} has no episode of this instance and trial"))
                     continue
                 success = _success_text(rec)
                 text = f'<span class="badge s-{success}">{success}</span> {esc(rec.get("steps"))} steps'
                 href = links.episode(runs[i], episode_id(rec))
                 tds.append(f'<td><a href="{esc(href)}">{text}</a></td>' if href else f"<td>{text}</td>")
-            rows.append(f"<tr><td>{esc(key[0])}</td><td>{key[1]}</td>{''.join(tds)}</tr>")
+            rows.append(f"<tr><td>{esc(key[0])}</td><td>{trial_number(key[1])}</td>{''.join(tds)}</tr>")
         more = f'<p class="muted">{len(keys) - limit} more rows not shown.</p>' if len(keys) > limit else ""
         out.append(
             f'<section><h3>{esc(task)}</h3><div class="scroll"><table class="side-by-side"><thead><tr>{head}</tr>'

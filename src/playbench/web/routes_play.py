@@ -27,12 +27,14 @@ router = APIRouter()
 
 
 @router.get("/play", response_class=HTMLResponse)
-def play_index(manager: Manager, task_infos: TaskInfos) -> str:
+def play_index(manager: Manager, task_infos: TaskInfos, discarded: str | None = None) -> str:
     # a task's roles and defaults do not change while the server runs
     infos = [
         task_infos.get(spec.id) or task_infos.setdefault(spec.id, task_info(spec)) for spec in all_specs()
     ]
-    return render.layout("Play", play_pages.tasks_page_body(infos, manager.active()), active="/play")
+    gone = manager.get(discarded) if discarded else None
+    note = gone if gone is not None and gone.status == "discarded" else None
+    return render.layout("Play", play_pages.tasks_page_body(infos, manager.active(), note), active="/play")
 
 
 @router.get("/play/new", response_class=HTMLResponse)
@@ -152,6 +154,41 @@ async def play_act(sid: str, request: Request, manager: Manager) -> Response:
         page = render.layout("Playing", play_pages.game_page_body(session, role, message), "/play")
         return HTMLResponse(page, status_code=409)
     return RedirectResponse(play_pages.session_url(session, role), status_code=303)
+
+
+@router.get("/play/s/{sid}/discard", response_class=HTMLResponse)
+def play_discard_page(sid: str, manager: Manager) -> str:
+    """The confirmation page of discarding a game (the play page's button asks in a dialog instead)."""
+    session = _in_progress(manager, sid)
+    return render.layout("Discard a game", play_pages.discard_page_body(session), "/play")
+
+
+@router.post("/play/s/{sid}/discard")
+async def play_discard(sid: str, request: Request, manager: Manager) -> Response:
+    """Discard a game in progress: with `confirm=yes` it ends unrecorded and its journal is removed
+    (see `PlayManager.discard`); without it the confirmation page is shown and nothing changes."""
+    session = _in_progress(manager, sid)
+    form = await read_form(request)
+    wants_json = "application/json" in request.headers.get("accept", "")
+    if form.get("confirm") != "yes":
+        if wants_json:
+            return JSONResponse(
+                {"ok": False, "error": "send confirm=yes to discard the game"}, status_code=409
+            )
+        page = render.layout("Discard a game", play_pages.discard_page_body(session), "/play")
+        return HTMLResponse(page, status_code=409)
+    manager.discard(session.sid)
+    if wants_json:
+        return JSONResponse({"ok": True})
+    return RedirectResponse(render.url("/play", discarded=session.sid), status_code=303)
+
+
+def _in_progress(manager: PlayManager, sid: str) -> PlaySession:
+    """A game of this server that is still in progress (without resuming it, unlike `_session`)."""
+    session = manager.get(sid)
+    if session is None or session.status not in ("paused", "starting", "running"):
+        raise NotFound("no game in progress has this id (it may have finished or been discarded)")
+    return session
 
 
 @router.get("/play/s/{sid}/image/{name}")

@@ -194,7 +194,7 @@
         .then(function (html) { root.innerHTML = html; focusInput(); });
     }
     function loop() {
-      if (status() === "finished" || status() === "error") return;
+      if (status() === "finished" || status() === "error" || status() === "discarded") return;
       fetch(base + "/wait?since=" + version() + "&seat=" + seat, { headers: { Accept: "application/json" } })
         .then(function (r) { return r.json(); })
         .then(function (d) {
@@ -262,6 +262,17 @@
     focusInput();
     loop();
   }
+
+  // ------------------------------------------------------------------ confirmations
+  // A form with data-confirm (discarding a game) asks first; the server acts only on confirm=yes, and
+  // without this script it answers with a page that asks instead.
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.hasAttribute || !form.hasAttribute("data-confirm")) return;
+    if (!window.confirm(form.getAttribute("data-confirm"))) { e.preventDefault(); return; }
+    var flag = form.querySelector("[data-confirmed]");
+    if (flag) flag.value = "yes";
+  });
 
   // ------------------------------------------------------------------ static export
   function setupExport() {
