@@ -481,3 +481,17 @@ def test_the_terminal_shows_a_person_only_the_prompt(tmp_path):
     assert not any(a in shown for a in obs.legal_actions)  # the unblocked moves are not listed
     assert not any(f"({img.label})" in shown for img in obs.images if img.label)
     assert len(list(tmp_path.glob("*.png"))) == len(obs.images)
+
+
+def test_play_shows_a_tasks_own_earlier_turns_and_their_images(client):
+    sid, seat = start(client, task="toy/turns", instance="walk-0-1")  # starts at 1, target 4
+    text = panel(client, sid, seat, your_turn)
+    assert 'data-testid="earlier-turn"' not in text
+    assert act(client, sid, seat, "left").json()["ok"]
+    text = panel(client, sid, seat, your_turn)
+    earlier = text.split('data-testid="earlier-turn"')
+    assert len(earlier) == 3  # the earlier position (with its picture), then the move
+    assert "you were at 1" in earlier[1] and "your reply" in earlier[2] and ">left<" in earlier[2]
+    src = re.search(r'<img src="([^"]+)"', earlier[1]).group(1)
+    assert client.get(src).status_code == 200
+    assert text.index("you were at 1") < text.index("position 0, target 4")

@@ -308,7 +308,7 @@ class PlaySession:
         return self.version
 
     def remember_images(self, observation: Observation) -> None:
-        for image in observation.images:
+        for image in observation.all_images:  # the task's own earlier turns' images too
             self.images.setdefault(image.digest, image.png)
 
     # --- moves -----------------------------------------------------------------------------------

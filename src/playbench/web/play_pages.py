@@ -324,6 +324,20 @@ def _turn(session: PlaySession, role: str) -> str:
     controls = uses_json_controls(session)
     images = [p for p in obs.parts if isinstance(p, ImagePart)]
     body = []
+    # a task that sends the original's own conversation (Observation.turns): its earlier messages first
+    for i, turn in enumerate(obs.turns or [], 1):
+        who = "your reply" if turn.role == "assistant" else "shown"
+        inner = []
+        for part in turn.parts:
+            if isinstance(part, TextPart):
+                inner.append(f'<pre class="obs">{esc(part.text)}</pre>')
+            elif isinstance(part, ImagePart):
+                src = f"/play/s/{quote(session.sid)}/image/{part.digest}.png"
+                inner.append(f'<figure class="view"><img src="{esc(src)}" alt="image"></figure>')
+        body.append(
+            f'<div class="earlier-turn" data-testid="earlier-turn"><p class="muted">earlier message {i}, {who}</p>'
+            f"{''.join(inner)}</div>"
+        )
     for part in obs.parts:
         if isinstance(part, TextPart):
             body.append(f'<pre class="obs" data-testid="observation">{esc(part.text)}</pre>')
