@@ -152,3 +152,62 @@ def test_list_digests_is_cached_by_playbenchs_own_files(tmp_path, monkeypatch, c
     assert [p.name for p in (tmp_path / "cache" / "playbench").glob("digests-*.json")] == [
         "digests-changed.json"
     ]
+
+
+def test_summary_json_is_valid_json_when_every_episode_errored(tmp_path):
+    import json
+
+    replies = tmp_path / "boom.jsonl"
+    replies.write_text(
+        '{"instance_id": "walk-0-0", "actions": ["boom"]}\n{"instance_id": "walk-0-1", "actions": ["boom"]}\n'
+    )
+    out = tmp_path / "r"
+    argv = ["run", "toy/walk", "--agent", f"replay:{replies}", "--episodes", "2", "--set", "crash_on=boom"]
+    main([*argv, "--out", str(out)])
+    text = (out / "summary.json").read_text()
+
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    summary = json.loads(text, parse_constant=refuse)
+    assert summary["errors"] == 2
+    assert main(["report", str(out)]) == 0
+    json.loads((out / "report.json").read_text(), parse_constant=refuse)
+
+
+def test_report_on_two_runs_of_different_tasks_writes_comparisons_csv(tmp_path):
+    for task in ("toy/walk", "toy/relay"):
+        main(
+            [
+                "run",
+                task,
+                "--agent",
+                "random",
+                "--episodes",
+                "2",
+                "--out",
+                str(tmp_path / task.replace("/", "_")),
+            ]
+        )
+    out = tmp_path / "cmp"
+    assert main(["report", str(tmp_path / "toy_walk"), str(tmp_path / "toy_relay"), "--out", str(out)]) == 0
+    header = (out / "comparisons.csv").read_text().splitlines()
+    assert header[0].startswith("task,a,b,shared") and len(header) == 1  # no shared instance: no pair
+
+
+def test_report_on_a_garbage_episodes_file_warns_and_fails(tmp_path, capsys):
+    run = tmp_path / "garbage"
+    run.mkdir()
+    (run / "episodes.jsonl").write_text("this is not json\n")
+    assert main(["report", str(run)]) == 1
+    err = capsys.readouterr().err
+    assert "line 1 is not JSON and was skipped" in err and "no readable episode in" in err
+
+
+def test_ivispar_plots_name_the_interval_the_readme_names():
+    from pathlib import Path
+
+    import playbench.tasks.ivispar.plots as plots
+
+    source = Path(plots.__file__).read_text()
+    assert "Student t" not in source and "percentile bootstrap for the mean deviation" in source

@@ -1031,6 +1031,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = str(writable_dir(args.out or (args.dirs[0] if len(args.dirs) == 1 else "report"), "report --out"))
     if args.html:
         writable_file(args.html, "--html file")
+    unreadable = []
+    for run in runs:  # a damaged line, a missing calls file: said, never silently dropped
+        for warning in run.get("warnings") or []:
+            err_console.print(f"playbench: warning: {run['path']}: {warning}", highlight=False, markup=False)
+        episodes = Path(run["path"]) / "episodes.jsonl"
+        if not run["records"] and episodes.is_file() and episodes.stat().st_size > 0:
+            unreadable.append(run["path"])
     print_table(runs)
     paths = write_report(runs, out) + write_plots(runs, out)
     if args.html:
@@ -1039,6 +1046,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         write_html(runs, args.html)
         paths.append(Path(args.html))
     err_console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
+    if unreadable:
+        err_console.print(
+            f"playbench: error: no readable episode in {', '.join(f'{p}/episodes.jsonl' for p in unreadable)}",
+            highlight=False,
+            markup=False,
+        )
+        return 1
     return 0
 
 

@@ -9,6 +9,7 @@ its `max_steps`, and as the episode's `steps`). `turns` is the number of traject
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -77,3 +78,15 @@ class EpisodeRecord:
         # shallow: the values are plain JSON data made for this record (asdict's deep copy of every
         # step's info and usage was a measurable share of the runner's own time per step)
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def finite(value: Any) -> Any:
+    """`value` with every NaN or infinite float replaced by None, so the JSON written is valid JSON (a
+    metric with no value, a mean over no episodes, is `null`, never a bare `NaN` other readers reject)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value

@@ -155,6 +155,24 @@ def p_text(p: float | None) -> str:
     return "–" if p is None or math.isnan(p) else (f"{p:.3f}" if p >= 0.001 else "< 0.001")
 
 
+CSV_FIELDS = (
+    "task",
+    "a",
+    "b",
+    "shared",
+    "success_a",
+    "success_b",
+    "difference",
+    "ci95_low",
+    "ci95_high",
+    "a_better",
+    "b_better",
+    "ties",
+    "p_value",
+    "note",
+)
+
+
 def csv_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     fields = (
         "task",

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from playbench.core.errors import ConfigError
 from playbench.core.metrics import N_BELOW_TWO, interval
+from playbench.core.records import finite
 from playbench.runner.reader import RunReader
 
 HEADLINE = [
@@ -450,26 +451,28 @@ def write_report(runs: list[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     paths[0].write_text(to_markdown(runs))
     paths[1].write_text(to_csv(runs))
     paths[2].write_text(
-        json.dumps([{"run": r["path"], "summary": r["summary"]} for r in runs], indent=2, default=str) + "\n"
+        json.dumps(finite([{"run": r["path"], "summary": r["summary"]} for r in runs]), indent=2, default=str)
+        + "\n"
     )
     from playbench.report.paper import comparisons_for
 
     beside = [c.to_dict() for c in comparisons_for(runs)]
     if beside:  # the paper's published rows beside the run's, as in report.md
         paths.append(out / "paper.json")
-        paths[-1].write_text(json.dumps(beside, indent=2) + "\n")
+        paths[-1].write_text(json.dumps(finite(beside), indent=2) + "\n")
     if len(runs) > 1:  # the tasks x runs table and the paired comparisons, as in report.md
         from playbench.report import compare
 
         paths.append(out / "comparisons.json")
         data = {"matrix": compare.matrix(runs), "paired": compare.paired(runs)}
-        paths[-1].write_text(json.dumps(data, indent=2, default=str) + "\n")
+        paths[-1].write_text(json.dumps(finite(data), indent=2, default=str) + "\n")
+        # always written for two or more runs: runs of different tasks share no instance, so the file then
+        # holds the header alone (report.md says why there is no paired comparison)
         rows = compare.csv_rows(runs)
-        if rows:
-            buf = io.StringIO()
-            writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
-            paths.append(out / "comparisons.csv")
-            paths[-1].write_text(buf.getvalue())
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=list(compare.CSV_FIELDS))
+        writer.writeheader()
+        writer.writerows(rows)
+        paths.append(out / "comparisons.csv")
+        paths[-1].write_text(buf.getvalue())
     return paths

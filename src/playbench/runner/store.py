@@ -24,6 +24,7 @@ from typing import Any
 
 from playbench.core.errors import ConfigError
 from playbench.core.paths import writable_dir
+from playbench.core.records import finite
 from playbench.runner.episode import EpisodeOutput
 from playbench.runner.reader import EPISODES, TRAJECTORIES, EpisodeKey, RunReader
 
@@ -108,7 +109,7 @@ class RunStore:
         os.replace(tmp, path)
 
     def append(self, record: dict[str, Any]) -> None:
-        line = (json.dumps(record, ensure_ascii=False) + "\n").encode()
+        line = (json.dumps(finite(record), ensure_ascii=False) + "\n").encode()
         if self._fd is None:
             self._fd = os.open(self.episodes_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         written = os.write(self._fd, line)
@@ -135,7 +136,7 @@ class RunStore:
 
     def append_json_line(self, name: str, data: dict[str, Any]) -> None:
         """One JSON line added to `name` (a history such as config_history.jsonl), whole or not at all."""
-        line = (json.dumps(data, ensure_ascii=False, default=str) + "\n").encode()
+        line = (json.dumps(finite(data), ensure_ascii=False, default=str) + "\n").encode()
         fd = os.open(self.out / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, line)
@@ -145,5 +146,7 @@ class RunStore:
     def write_json(self, name: str, data: dict[str, Any]) -> None:
         path = self.out / name
         tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        tmp.write_text(
+            json.dumps(finite(data), indent=2, ensure_ascii=False, default=str, allow_nan=False) + "\n"
+        )
         os.replace(tmp, path)

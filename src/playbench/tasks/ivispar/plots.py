@@ -259,7 +259,7 @@ def plot_success_deviation(rows: list[Row], out_dir: Path) -> list[Path]:
     axes[-1].set_xlabel("agent")
     fig.suptitle(
         f"iVISPAR Sliding Geom Puzzle ({len(rows)} episodes)\n"
-        "95% intervals: Wilson for success, Student t for the mean deviation",
+        "95% intervals: Wilson for success, percentile bootstrap for the mean deviation",
         fontweight="bold",
     )
     handles, names_shown = axes[0].get_legend_handles_labels()
