@@ -211,3 +211,25 @@ def test_ivispar_plots_name_the_interval_the_readme_names():
 
     source = Path(plots.__file__).read_text()
     assert "Student t" not in source and "percentile bootstrap for the mean deviation" in source
+
+
+@pytest.mark.parametrize("width", [80, 100, 200])
+def test_the_results_table_fits_the_terminal_without_folding_rows(tmp_path, width):
+    import io
+
+    from rich.console import Console
+
+    from playbench.report.tables import load_run, print_table
+
+    out = tmp_path / "r"
+    main(["run", "ivispar/sgp", "--agent", "random", "--episodes", "4", "--out", str(out)])
+    buffer = io.StringIO()
+    print_table([load_run(out)], Console(file=buffer, width=width))
+    lines = buffer.getvalue().splitlines()
+    assert all(len(line) <= width for line in lines)
+    body = [line for line in lines if line.startswith("│")]
+    assert len(body) == 1  # one task, one line: no cell folded onto a second line
+    if width == 200:
+        assert "in report.md" not in buffer.getvalue()
+    else:
+        assert "in report.md" in buffer.getvalue()

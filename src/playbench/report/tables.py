@@ -199,16 +199,41 @@ def metric_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{field: row.get(field) for field in CSV_FIELDS} for row in rows]
 
 
+# Columns a narrow terminal gives up first (report.md keeps the full table): a single run's name says
+# nothing the folder does not, then cost, tokens, the optimal steps, the model (the agent names it)
+DROP_ORDER = ("run", "cost", "tokens", "optimal", "model", "scored / errored")
+
+
+def _columns_that_fit(rows: list[dict[str, str]], width: int) -> list[str]:
+    """The headline columns whose widest cells fit `width` on one line each (borders counted)."""
+    columns = list(HEADLINE)
+    several_runs = len({r["run"] for r in rows}) > 1  # then the run names the row: kept
+    drop = [c for c in DROP_ORDER if not (several_runs and c == "run")]
+
+    def needed(cols: list[str]) -> int:
+        widest = [max([len(c), *(len(r[c]) for r in rows)]) for c in cols]
+        return sum(widest) + 3 * len(cols) + 1
+
+    while needed(columns) > width and drop:
+        columns.remove(drop.pop(0))
+    return columns
+
+
 def print_table(runs: list[dict[str, Any]], console: Console | None = None) -> None:
     if console is None:
         console = Console()
         if not console.is_terminal:  # logs and pipes: keep rows whole rather than folded at 80 columns
             console = Console(width=200)
-    table = Table(title="playbench results (95% intervals; errored episodes are left out of every score)")
-    for col in HEADLINE:
+    rows = headline_rows(runs)
+    columns = _columns_that_fit(rows, console.width)
+    title = "playbench results (95% intervals; errored episodes are left out of every score)"
+    if columns != HEADLINE:
+        title += f"; {', '.join(c for c in HEADLINE if c not in columns)} in report.md"
+    table = Table(title=title)
+    for col in columns:
         table.add_column(col, overflow="fold")
-    for row in headline_rows(runs):
-        table.add_row(*(row[c] for c in HEADLINE))
+    for row in rows:
+        table.add_row(*(row[c] for c in columns))
     console.print(table)
     if len(runs) > 1:
         print_matrix(runs, console)
