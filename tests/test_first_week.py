@@ -91,7 +91,7 @@ def test_a_run_of_playbenchs_own_rooms_says_which_set_ran_and_how_to_run_the_pap
     assert main([*argv, "--dry-run"]) == 0
     err = capsys.readouterr().err
     assert err.count("notice: visescape/rooms: playbench's own instances, not the paper's set") == 1
-    assert "`playbench reproduce visescape`" in err
+    assert "`playbench reproduce visescape`" in err and "playbench originals fetch" in err
     argv = ["run", "ivispar/sgp", "--agent", "random", "--episodes", "1", "--out", str(tmp_path / "i")]
     assert main([*argv, "--dry-run"]) == 0
     assert "not the paper's set" not in capsys.readouterr().err  # the paper's boards
@@ -233,3 +233,45 @@ def test_the_results_table_fits_the_terminal_without_folding_rows(tmp_path, widt
         assert "in report.md" not in buffer.getvalue()
     else:
         assert "in report.md" in buffer.getvalue()
+
+
+def test_reproduce_all_runs_every_preset_into_one_folder_and_one_scorecard(tmp_path, capsys):
+    out = tmp_path / "all"
+    argv = [
+        "reproduce",
+        "all",
+        "--agent",
+        "random",
+        "--episodes",
+        "1",
+        "--trials",
+        "1",
+        "--set",
+        "max_steps=6",
+    ]
+    assert main([*argv, "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "skipped visescape: the authors' VisEscape rooms" in err  # no clone here: said, not fatal
+    assert "not in the scorecard: visescape" in err
+    from playbench.core.preset import preset_names
+
+    ran = sorted(p.name for p in out.iterdir() if p.is_dir())
+    assert ran == sorted(n for n in preset_names() if n != "visescape")
+    report = (out / "report.md").read_text()
+    assert "## Fidelity" in report and "Beside the paper" in report
+    for suite in ("ivispar", "comma", "mmescape", "tos"):
+        assert f"| {suite} | {suite}/" in report  # every preset's run in the one scorecard
+    assert (out / "report.html").stat().st_size > 1000
+    assert main([*argv, "--out", str(out)]) == 0  # resumable: nothing left to run
+    assert "(0 run now)" in capsys.readouterr().err
+
+
+def test_reproduce_all_dry_run_plans_everything_without_a_key(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "all"
+    assert main(["reproduce", "all", "--model", "openai:gpt-4o", "--out", str(out), "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    total = [line for line in printed.splitlines() if line.startswith("total:")]
+    assert len(total) == 1 and "cost $" in total[0] and not out.exists()
+    for suite in ("ivispar", "comma", "mmescape", "tos-vision"):
+        assert f"{out}/{suite}" in printed.replace("\n", "") or suite in printed

@@ -126,7 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
     repro = sub.add_parser(
         "reproduce", help="run a suite's paper preset and report beside the paper's published numbers"
     )
-    repro.add_argument("suite", metavar="SUITE", help="a suite with a paper preset (playbench list)")
+    repro.add_argument(
+        "suite",
+        metavar="SUITE",
+        help="a suite with a paper preset (playbench list), or 'all': every preset into one folder and one scorecard",
+    )
     repro.add_argument(
         "--dry-run",
         action="store_true",
@@ -746,8 +750,8 @@ def set_notices(configs: list[Any]) -> list[str]:
                 if task_id not in by_suite[suite]:
                     by_suite[suite].append(task_id)
     return [
-        f"{', '.join(tasks)}: playbench's own instances, not the paper's set; `playbench reproduce {suite}` runs "
-        "the paper's (with the authors' data from the originals folder where the paper used theirs)"
+        f"{', '.join(tasks)}: playbench's own instances, not the paper's set; the paper's: `playbench reproduce "
+        f"{suite}` (where the paper used the authors' data, with their clone: `playbench originals fetch`)"
         for suite, tasks in by_suite.items()
     ]
 
@@ -955,55 +959,6 @@ def print_plan(configs: list[Any], names: list[str] | None = None) -> None:
     )
 
 
-def cmd_reproduce(args: argparse.Namespace, argv: list[str]) -> int:
-    """The preset's settings become the defaults of an ordinary run; what the user passes wins
-    (a model, more episodes for a quick look, another agent as a baseline), and the report shows
-    the paper's published rows beside the run's."""
-    from playbench.core.preset import get_preset
-    from playbench.report.plots import write_plots
-    from playbench.report.tables import load_run, print_table, write_report
-
-    preset = get_preset(args.suite)
-    args.tasks = list(preset.run.tasks)
-    args.agent = args.agent or preset.run.agent
-    if args.trials == 1:
-        args.trials = preset.run.trials
-    if args.episodes is None:
-        args.episodes = preset.run.episodes
-    preset_sets = [f"{k}={json.dumps(v)}" for k, v in preset.run.task_options.items()]
-    args.sets = preset_sets + list(args.sets)  # the user's --set comes later and wins
-    if args.agent == "llm":
-        # the preset's agent options (chain of thought, say); the model side is each task's own
-        # declaration, applied by the runner as in any run
-        for key, value in preset.run.agent_options.items():
-            if key == "cot":
-                args.no_cot = args.no_cot or not value
-            elif getattr(args, key, None) is None:
-                setattr(args, key, value)
-    if args.out is None:
-        model = args.model[0] if args.model and len(args.model) == 1 else None
-        args.out = _default_out(f"reproduce-{args.suite}-{args.agent}", model, args.seed)
-    max_rate = check_error_rate(args.max_error_rate)
-    configs = make_run_configs(args)
-    for config in configs:
-        config.preset = preset.suite
-    print_model_side(configs)
-    if args.dry_run:
-        print_plan(configs)
-        return 0
-    summaries = execute_with_progress(configs, argv=["playbench", *argv])
-    runs = [load_run(c.out) for c in configs]
-    from playbench.report.model_side import fidelity_lines
-
-    for line in fidelity_lines(runs):  # what the tables below were measured with
-        print(f"fidelity: {line}")
-    print_table(runs)
-    out = configs[0].out if len(configs) == 1 else str(Path(configs[0].out).parent)
-    paths = write_report(runs, out) + write_plots(runs, out)
-    err_console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
-    return error_summary(configs, summaries, max_rate)
-
-
 def cmd_instances(args: argparse.Namespace) -> int:
     spec = get_spec(args.task)
     task = spec.make(**parse_assignments(args.sets))
@@ -1167,6 +1122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.error("the following arguments are required: --agent")
             return cmd_run(args, argv)
         if args.command == "reproduce":
+            from playbench.cli_reproduce import cmd_reproduce
+
             return cmd_reproduce(args, argv)
         if args.command == "instances":
             return cmd_instances(args)
