@@ -9,6 +9,7 @@ from playbench.core.episode import EPISODE_OVER, RESET_FIRST
 from playbench.core.errors import ConfigError
 from playbench.core.registry import make_task
 from playbench.core.types import Validity
+from playbench.tasks.tos.prompts import STEPS_LEFT, TASK_FINISHED
 from playbench.tasks.tos.world import items_of
 
 
@@ -71,14 +72,12 @@ def test_explore_ends_by_term_or_by_the_cap():
     task, _ = started("tos/explore")
     result = task.step("Actions: [Term()]")
     assert task.done and task.outcome().termination == "agent_ended"
-    assert result.info["phase_ended"] == "explore" and result.feedback == "Task finished"  # theirs: no period
+    assert result.info["phase_ended"] == "explore" and result.feedback == TASK_FINISHED  # the whole answer
     task, _ = started("tos/explore", max_steps=7)
     for _ in range(7):
         result = task.step("Actions: [Observe()]")
     assert task.done and task.outcome().termination == "step_cap"
-    assert result.feedback.endswith(
-        "You have a maximum of 0 exploration steps left. The exploration is over."
-    )
+    assert result.feedback.endswith(STEPS_LEFT.format(left=0) + " The exploration is over.")
 
 
 def test_an_answer_ends_with_goal_reached_read_or_not():
@@ -99,11 +98,11 @@ def test_an_answer_ends_with_goal_reached_read_or_not():
 def test_false_belief_ends_with_its_answer_or_at_the_second_cap():
     task, inst = started("tos/false-belief", probe=False)
     result = task.step("Actions: [Term()]")
-    assert not task.done and result.feedback == "Task finished"
+    assert not task.done and result.feedback == TASK_FINISHED
     first = inst.changes[0]
     result = task.step(f'Actions: [Term(changes="{first.name}: {first.kind}")]')
     assert task.done and task.outcome().termination == "goal_reached"
-    assert result.feedback == "Task finished"  # their answer to every Term(), no period
+    assert result.feedback == TASK_FINISHED  # the answer to every Term(), Term(changes=...) too
     assert result.info["changes"] == [[first.name, first.kind]]
     task = make_task("tos/false-belief", probe=False)
     task.reset(inst.model_copy(update={"fb_budget": 2}))

@@ -15,6 +15,7 @@ from playbench.tasks.tos.grammar import (
     parse_changes,
     parse_turn,
 )
+from playbench.tasks.tos.prompts import STEPS_LEFT
 from playbench.tasks.tos.world import START, Pose
 
 W = two_rooms()
@@ -182,9 +183,7 @@ def test_the_step_cap_ends_the_exploration():
     task.reset(task.instances(1, 0)[0].model_copy(update={"budget": 3}))
     for left in (2, 1):
         assert not task.done
-        assert task.step("Actions: [Observe()]").feedback.endswith(
-            f"You have a maximum of {left} exploration steps left."
-        )
+        assert task.step("Actions: [Observe()]").feedback.endswith(STEPS_LEFT.format(left=left))
     task.step("Actions: [Observe()]")
     assert task.done and task.outcome().steps == 3 and task.outcome().metrics["cost"] == 3.0
     assert task.outcome().termination == "step_cap"

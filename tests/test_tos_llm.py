@@ -63,8 +63,13 @@ def test_text_question_and_cogmap_runs(tmp_path):
         assert m["answer_parsed"] is True
     system = bodies[0]["messages"][0]["content"]
     assert "Actions: [ <M>* <F> ]" in system and "front-slight-left" in system
+    # the exploration is a real chat (theirs): each earlier exchange kept, the raw replies as they came
+    msgs = bodies[2]["messages"]
+    assert [m["role"] for m in msgs] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert msgs[2]["content"] == "Let me turn.\nActions: [Rotate(90), Observe()]"
+    assert "You observe:" in msgs[3]["content"] and "Step 2 of 20." in msgs[3]["content"]
     third = last_user_text(bodies[2])
-    assert "Invalid action sequence: Term() must be alone" in third and "You observe:" in third
+    assert "Invalid action sequence: Term() must be alone" in third and "Step 3 of 20." in third
 
 
 def test_vision_run_sends_legend_and_views(tmp_path):
@@ -96,12 +101,13 @@ def test_vision_run_sends_legend_and_views(tmp_path):
     assert rec["error"] is None and rec["steps"] == 4
     counts = []
     for body in bodies:
-        parts = body["messages"][-1]["content"]
+        parts = [p for m in body["messages"] if isinstance(m["content"], list) for p in m["content"]]
         urls = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
         assert all(u.startswith("data:image/jpeg;base64,") for u in urls)  # their client sends JPEG
         counts.append(len(urls))
-    # example and legend; + view 1; + view 1 (the invalid step adds none); the question quotes its
-    # view as text (theirs); with image_questions the view comes as an image
+    # in the whole request: example and legend; + view 1 (the chat keeps the first message); the
+    # invalid step adds none; the question (our packed log) quotes its view as text (theirs); with
+    # image_questions the view comes as an image
     assert counts == [2, 3, 3, 3]
 
 

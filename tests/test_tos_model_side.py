@@ -56,7 +56,9 @@ def test_gpt_5_2_sends_the_whole_budget_medium_effort_and_no_temperature(tmp_pat
         assert body["max_completion_tokens"] == 32768 and "max_tokens" not in body
         assert body["reasoning_effort"] == "medium"
         assert "temperature" not in body and "top_p" not in body
-        assert [m["role"] for m in body["messages"]] == ["system", "user"]  # no chat kept
+    # the exploration is the task's own chat (theirs); the answer turn packs the log (ours)
+    roles = [[m["role"] for m in body["messages"]] for body in bodies]
+    assert roles == [["system", "user"], ["system", "user", "assistant", "user"], ["system", "user"]]
     settings = _seat(tmp_path / "a")
     assert settings["max_tokens"] == {"value": 32768, "source": "paper"}
     assert settings["reasoning_tokens"] == {"value": 0, "source": "paper"}

@@ -23,6 +23,7 @@ from test_tos_scenes import RUN03_AGENT, RUN03_OBJECTS, RUN05_AGENT, RUN05_OBJEC
 
 from playbench.core.registry import make_task
 from playbench.tasks.tos.exploration import run_number
+from playbench.tasks.tos.prompts import STEPS_LEFT, TASK_FINISHED
 
 NOTE = 'Assume your current facing direction is called "north":'
 # (the reply's final answer, the environment's observation up to its steps-left line)
@@ -174,11 +175,11 @@ def test_replay_reproduces_the_logged_observations_and_costs(scenes: Path, model
         # their replies are `THINK: ...` then `FINAL ANSWER:` and the action list
         result = task.step(f"THINK:\n(reasoning)\nFINAL ANSWER:\n{answer}")
         if logged is None:
-            assert task.done and result.feedback == "Task finished"  # theirs: no period
+            assert task.done and result.feedback == TASK_FINISHED  # the exploration ended here
             break
         text, steps_left = result.feedback.rsplit("\n", 1)
         assert text == logged, f"turn {k}"
-        assert steps_left == f"You have a maximum of {20 - k} exploration steps left."
+        assert steps_left == STEPS_LEFT.format(left=20 - k)  # (texts=ours: our words, their count)
     m = task.outcome().metrics
     assert m["cost"] == want["action_cost"] and m["exploration_steps"] == want["steps"]
     assert (m["move_actions"], m["rotate_actions"], m["observe_actions"], m["query_actions"]) == (
@@ -199,7 +200,7 @@ def test_replayed_observations_are_the_prompts_a_model_gets(scenes: Path) -> Non
     task.reset(inst)
     task.step("FINAL ANSWER:\nActions: [Rotate(90), Observe()]")
     text = task.observe("player").text
-    assert RUN05_GPT52[1][1] in text and "You have a maximum of 19 exploration steps left." in text
+    assert RUN05_GPT52[1][1] in text and STEPS_LEFT.format(left=19) in text
 
 
 # --- recorded runs in the authors' layout ---------------------------------------------------
@@ -318,7 +319,7 @@ RUN03_EXPLORATION = [  # (the reply's action list, the environment's answer up t
         "Actions: [Rotate(90), Observe()]",
         "You rotated clockwise 90°. You observe: \n• shelf: front-right, mid distance.",
     ),
-    ("Actions: [Term()]", "Task finished"),  # their message after Term(), no period
+    ("Actions: [Term()]", None),  # the exploration ends here (their message: the task-finished text)
 ]
 RUN03_FALSE_BELIEF = [  # the second exploration in the changed scene, the same way
     (
@@ -383,7 +384,7 @@ RUN03_FALSE_BELIEF = [  # the second exploration in the changed scene, the same 
     ),
     (
         'Actions: [Term(changes="television: orientation, bike: position, plant: position, desklamp: orientation")]',
-        "Task finished",
+        None,
     ),
 ]
 # the changed scene of their second exploration (`false_belief_log.room_state`): cell and facing
@@ -433,9 +434,10 @@ def _room_state(objects: list, changed: dict) -> dict:
     return {"name": "room_from_json", "objects": out}
 
 
-def _answer(text: str, left: int) -> str:
-    """The environment's message as their logs hold it: the answer, the steps-left line, a format reminder."""
-    return f"{text}\nYou have a maximum of {left} exploration steps left.\n[format reminder]"
+def _answer(text: str | None, left: int) -> str:
+    """The environment's message in their logs' shape: the answer, the steps-left line, the format
+    footer (here bracketed placeholders, not their words); after Term() only the task-finished text."""
+    return "[task finished]" if text is None else f"{text}\n[steps left: {left}]\n[format reminder]"
 
 
 def write_recorded_run(root: Path, folder: str, scene: str, seed: int, agent: dict, exploration: list | None,
@@ -453,7 +455,7 @@ def write_recorded_run(root: Path, folder: str, scene: str, seed: int, agent: di
         for k, (reply, answer) in enumerate(exploration, start=1):
             messages.append({"role": "assistant", "content": f"THINK:\n[reasoning]\nFINAL ANSWER:\n{reply}"})
             last = k == len(exploration)
-            messages.append({"role": "user", "content": answer if last else _answer(answer, 20 - k)})
+            messages.append({"role": "user", "content": _answer(None if last else answer, 20 - k)})
         (run / "messages.json").write_text(json.dumps(messages))
     if false_belief is not None or room_state is not None:
         turns, before = [], "[false-belief instructions]"
@@ -484,10 +486,15 @@ def recorded(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _split(message: str) -> tuple[str, int | None]:
-    """Their environment message: the answer and the steps left (None after Term)."""
-    m = re.search(r"\nYou have a maximum of (\d+) exploration steps left\.", message)
-    return (message[: m.start()], int(m.group(1))) if m else (message, None)
+def _split(message: str) -> tuple[str | None, int | None]:
+    """A fixture's environment message: the answer and the steps left ((None, None) after Term)."""
+    m = re.search(r"\n\[steps left: (\d+)\]", message)
+    return (message[: m.start()], int(m.group(1))) if m else (None, None)
+
+
+def _expected(text: str | None, left: int | None) -> str:
+    """What playbench answers (texts=ours): the result and our steps-left line, or our end text."""
+    return TASK_FINISHED if text is None else f"{text}\n{STEPS_LEFT.format(left=left)}"
 
 
 def _answers(task: Any) -> None:
@@ -513,9 +520,8 @@ def test_recorded_run_with_a_failed_jump_and_false_belief_replays_exactly(record
         end_pose = task.state()["pose"]
         result = task.step(reply["content"])
         text, left = _split(logged["content"])
-        assert result.feedback == (
-            text if left is None else f"{text}\nYou have a maximum of {left} exploration steps left."
-        ), f"turn {k}"
+        assert result.feedback == _expected(text, left), f"turn {k}"
+        assert (text is None) == (k == len(pairs))  # the exploration ended at the recorded step
         if k == 10:
             assert result.info["failed"] and result.info["cost"] == 1  # the substituted Observe() is paid
         _answers(task)
@@ -531,12 +537,8 @@ def test_recorded_run_with_a_failed_jump_and_false_belief_replays_exactly(record
     }
     for k, turn in enumerate(fb_turns):
         result = task.step("FINAL ANSWER:\n" + turn["assistant_parsed_message"])
-        text, left = (
-            _split(fb_turns[k + 1]["user_message"]) if k + 1 < len(fb_turns) else ("Task finished", None)
-        )
-        assert result.feedback == (
-            text if left is None else f"{text}\nYou have a maximum of {left} exploration steps left."
-        ), f"false-belief turn {k + 1}"
+        text, left = _split(fb_turns[k + 1]["user_message"]) if k + 1 < len(fb_turns) else (None, None)
+        assert result.feedback == _expected(text, left), f"false-belief turn {k + 1}"
         _answers(task)
     assert task.done
     want = json.loads((run / "metrics.json").read_text())["exploration"]

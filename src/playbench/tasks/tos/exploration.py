@@ -12,8 +12,10 @@ exploration:
 One reply is one step (a probe reply is not). Exploration replies follow the authors' grammar and
 run as their environment runs them (`grammar.py`): an invalid reply does nothing (their 0.5 reward
 penalty is reported apart from the exploration cost); a turn whose move fails stops there and
-observes. The observation carries the whole exploration log (the agent's own, or in passive mode a
-scripted explorer's), so a model needs no history.
+observes. An active exploration is sent as the authors' real chat (`conversation=chat`: every earlier
+exchange kept as `Observation.turns`, the raw replies as assistant turns); the answer turn, the belief
+probes, the false-belief second exploration and `conversation=log` carry the exploration log packed
+into one observation (the agent's own, or in passive mode a scripted explorer's).
 
 Worlds come from the default generator (the authors' scene layout), our earlier generator
 (`--set layout=grid`), or the authors' scene files (`--set scenes=PATH`, read at run time).
@@ -33,16 +35,22 @@ from pydantic import Field
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.errors import ConfigError
 from playbench.core.model_side import ModelSide
+from playbench.core.original_texts import TextsOptions, texts_source
+from playbench.core.originals import OriginalsUse, find_clone
 from playbench.core.task import Instance, TaskConfig
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
+from playbench.core.types import Turn as ChatTurn
 from playbench.tasks.tos import probing, prompts
 from playbench.tasks.tos.cogmap import Change
 from playbench.tasks.tos.grammar import INVALID_PENALTY, Invalid, Outcome, Turn, execute, parse_turn
 from playbench.tasks.tos.model_side import TOS_MODEL_SIDE
+from playbench.tasks.tos.originals import NAME as ORIGINAL_REPO
+from playbench.tasks.tos.originals import SCENES as ORIGINAL_SCENES
 from playbench.tasks.tos.proxies import scout_turns, strategist_turns
 from playbench.tasks.tos.scenes import Scene, load_scenes
 from playbench.tasks.tos.solver import PositionSolver, observation_triples, query_triple
+from playbench.tasks.tos.texts import TosTexts
 from playbench.tasks.tos.world import (
     START,
     Pose,
@@ -58,8 +66,8 @@ from playbench.tasks.tos.world import (
 )
 
 COUNT_KEYS = ("move", "rotate", "return", "observe", "query", "term")
-# their environment's answer to any Term(), the false-belief Term(changes="...") too (no period)
-TASK_FINISHED = "Task finished"
+# the answer to any Term(), the false-belief Term(changes="...") too (texts=ours; `texts.py`)
+TASK_FINISHED = prompts.TASK_FINISHED
 
 
 def oracle_poses(world: World, known: frozenset[str] = frozenset(), allow_return: bool = False) -> list[Pose]:
@@ -81,7 +89,7 @@ def run_number(source: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
-class TosConfig(TaskConfig):
+class TosConfig(TextsOptions):
     modality: Literal["text", "vision"] = "text"
     # defaults: the paper's main setting, three connected 6 x 6 rooms with four objects each
     rooms: int = Field(3, ge=1, le=4, description="rooms per world")
@@ -90,12 +98,19 @@ class TosConfig(TaskConfig):
     max_steps: int = Field(20, ge=2, le=200, description="step cap of the exploration (one reply = one step)")
     default_set: int = Field(100, ge=1, le=10_000, description="worlds in the default set")
     image_size: int = Field(384, ge=96, le=1024, description="side of a (square) first-person view (vision)")
-    scenes: str | None = Field(None, description="a folder of the authors' scenes (runNN/meta_data.json)")
+    scenes: str | None = Field(
+        None,
+        description="a folder of the authors' scenes (runNN/meta_data.json); default with their clone: "
+        f"its {ORIGINAL_SCENES}",
+    )
     layout: Literal["tos", "grid"] = "tos"  # grid: our earlier generator
     return_action: bool = False  # ours: allow Return() (back to the start, facing north)
     invalid_cost: float = Field(
         0.0, ge=0.0, le=10.0, description="exploration cost of an invalid reply (ours: 0.5)"
     )
+    # chat: the authors' conversation (a real chat keeping every earlier exchange of the exploration,
+    # the raw replies as assistant turns); log: ours, the exploration log packed into each observation
+    conversation: Literal["chat", "log"] = "chat"
 
 
 class TosInstance(Instance):
@@ -140,8 +155,41 @@ class TosTask(EpisodeTask):
     InstanceModel: ClassVar[type[Instance]] = TosInstance
     instance_label: ClassVar[str] = "tos"
     KIND: ClassVar[str] = "explore"
+    # the authors' clone (`originals.py`): their texts, and their example scenes as the default set
+    originals: ClassVar[OriginalsUse | None] = OriginalsUse(
+        repo=ORIGINAL_REPO, data={"scenes": ORIGINAL_SCENES}
+    )
     config: TosConfig
     _instance: TosInstance | None
+    _tos_texts: TosTexts | None = None
+
+    # --- texts and data origin -------------------------------------------------------------
+    @property
+    def texts(self) -> TosTexts:
+        """The words this task sends: the authors' from their clone (`texts=original`) or ours."""
+        if self._tos_texts is None:
+            assert self.originals is not None
+            source = texts_source(self.config, self.originals)
+            self._tos_texts = TosTexts.ours() if source is None else TosTexts.original_from(source)
+        return self._tos_texts
+
+    def preflight(self) -> None:
+        """Read every text of the map now: a text the clone lacks fails before the first episode."""
+        super().preflight()
+        self._tos_texts = None
+        _ = self.texts
+
+    def data_origin(self) -> str:
+        """`generated` (our generator), or the authors' scenes: `original@<commit>` when read from
+        their clone, `original (PATH)` from a folder outside it."""
+        if not self.config.scenes:
+            return "generated"
+        assert self.originals is not None
+        clone = find_clone(self.originals.repo, self.config.originals)
+        scenes = Path(self.config.scenes).expanduser().resolve()
+        if clone is not None and scenes.is_relative_to(clone.path.expanduser().resolve()):
+            return clone.stamp
+        return f"original ({self.config.scenes})"
 
     def model_side(self) -> ModelSide:
         """The authors' generation settings per model (`model_side.py`), for every task and phase:
@@ -226,6 +274,11 @@ class TosTask(EpisodeTask):
         self._phase1_steps = 0
         self._replies = 0
         self._log: list[LogEntry] = []
+        # the exploration as a real chat (`conversation=chat`): the earlier exchanges, the message
+        # of the current turn (built when first shown, then after every exploration reply)
+        self._chat: list[ChatTurn] = []
+        self._chat_user: list[Part] | None = None
+        self._raw = ""
         self._fb_log_start: int | None = None
         self._feedback = ""
         self._terminated_by_agent = False
@@ -253,6 +306,11 @@ class TosTask(EpisodeTask):
         self._instructions = prompts.instructions(
             instance.world, self.config.modality, instance.budget, return_action=allow
         )
+        if self.texts.original:  # their system message; our rules open the observation instead
+            self._rules = self._instructions
+            self._instructions = self.texts.system or ""
+        else:
+            self._rules = ""
         if self.passive:
             self._play_oracle_log()
             self._phase = self._after_exploration()
@@ -324,6 +382,7 @@ class TosTask(EpisodeTask):
 
     # --- stepping --------------------------------------------------------------------------
     def _parse(self, text: str) -> Reply | ParseError:
+        self._raw = text  # the reply as sent: the assistant turn of the chat
         if self._probes:  # any reply answers a probe (an unreadable one scores nothing, as theirs)
             return Reply(text, probe=True)
         if self._phase == "answer":
@@ -356,8 +415,11 @@ class TosTask(EpisodeTask):
             self._invalid += 1
         validity = Validity.UNPARSEABLE if unparseable else Validity.INVALID
         info = {"phase": self._phase, "rule": error.reason, "cost": self.config.invalid_cost}
-        result = StepResult(validity, error.message, reason=error.reason, info=info)
-        return self._logged(result, error.snippet or "(no action list)", None)
+        # theirs (`env.py`): the invalid-action message and a newline, and no steps-left line (their
+        # invalid branch skips it; the format footer follows); ours names the broken rule
+        message = error.message if self.texts.invalid_action is None else self.texts.invalid_action + "\n"
+        result = StepResult(validity, message, reason=error.reason, info=info)
+        return self._logged(result, error.snippet or "(no action list)", None, steps_left=False)
 
     def _result_text(self, out: Outcome) -> str:
         """The turn's messages as the environment writes them (an image placeholder in vision)."""
@@ -406,20 +468,23 @@ class TosTask(EpisodeTask):
                 self._answer = {"changes": reported, "changes_text": out.changes_text}
                 info["changes"] = [list(c) for c in reported]
                 # the change list is this task's answer: its episode reached its end
-                return self._end_phase(result, TASK_FINISHED, Termination.GOAL_REACHED)
+                return self._end_phase(result, self.texts.task_finished, Termination.GOAL_REACHED)
             self._log.append(LogEntry(self._phase_steps, t.canonical, feedback))
-            return self._end_phase(result, TASK_FINISHED, Termination.AGENT_ENDED)
+            return self._end_phase(result, self.texts.task_finished, Termination.AGENT_ENDED)
         result = StepResult(validity, feedback, parsed=t.canonical, info=info)
         return self._logged(result, t.canonical, view)
 
     def _track_changed(self, seen: list[str]) -> None:
         """After an Observe() of the second exploration (false belief): what it saw again."""
 
-    def _logged(self, result: StepResult, shown: str, view: tuple[int, Pose] | None) -> StepResult:
+    def _logged(
+        self, result: StepResult, shown: str, view: tuple[int, Pose] | None, steps_left: bool = True
+    ) -> StepResult:
         """Log an exploration step; at the phase's cap the phase (or the episode) ends."""
         cap = self._phase_cap()
         left = cap - self._phase_steps
-        result.feedback += f"\nYou have a maximum of {left} exploration steps left."
+        if steps_left:
+            result.feedback += "\n" + self.texts.steps_left(left)
         if left <= 0:
             result.feedback += " The exploration is over."
             self._log.append(LogEntry(self._phase_steps, shown, result.feedback, view))
@@ -452,6 +517,42 @@ class TosTask(EpisodeTask):
 
     def _after_step(self, role: str, result: StepResult) -> None:
         result.info["total_cost"] = self._cost
+        if self._chatting() and result.info.get("phase") == "explore":
+            # theirs (`env.py`): the reply, then the environment's answer as the next user message
+            self._chat += [
+                ChatTurn("user", self._chat_user or []),
+                ChatTurn("assistant", [TextPart(self._raw)]),
+            ]
+            self._chat_user = self._turn_message(result)
+
+    # --- the exploration as a chat (the authors' conversation) ------------------------------
+    def _chatting(self) -> bool:
+        """Whether this episode's own exploration is sent as a real chat (`conversation=chat`)."""
+        return self.config.conversation == "chat" and not self.passive
+
+    def _opening_message(self) -> list[Part]:
+        """The first user message: theirs opens with the task prompt (here our rules: their body is
+        not read yet) and closes with the format footer; ours: the start, then the status line."""
+        if self.texts.original:
+            return [TextPart(self._rules), *self._intro_parts(), TextPart(self._status())]
+        return [*self._intro_parts(), TextPart(self._exploration_header()), TextPart(self._status())]
+
+    def _turn_message(self, result: StepResult) -> list[Part]:
+        """The user message after an exploration reply: its result (the steps-left line included),
+        then the footer (theirs) or status line (ours); after the end of the exploration the
+        result alone (theirs: the task-finished text)."""
+        text = result.feedback
+        entry = self._log[-1] if self._log else None
+        parts: list[Part] = [TextPart(text)]
+        vision = self.config.modality == "vision" and entry is not None and entry.view is not None
+        if vision and "<image>" in text:  # their placeholder: the view goes where the text names it
+            assert entry is not None and entry.view is not None
+            before, after = text.split("<image>", 1)
+            parts = [TextPart(before), ImagePart(self._image(*entry.view), label=f"view-{entry.step}")]
+            parts += [TextPart(after)] if after else []
+        if self._phase == "explore" and not self.done:
+            parts.append(TextPart(self._status()))
+        return parts
 
     # --- information gain, and the hooks of the phases around the exploration ----------------
     def _probes_after_cap(self) -> bool:
@@ -641,18 +742,34 @@ class TosTask(EpisodeTask):
         return []
 
     def _status(self) -> str:
+        if self.texts.footer is not None:  # theirs: the format footer closes every exploration turn
+            return self.texts.footer
         return (
             f"Step {self._phase_steps + 1} of {self._phase_cap()}. Total cost so far: {self._cost:g}. "
             "Reply with your actions, ending with `FINAL ANSWER:` and a line `Actions: [ ... ]`."
         )
 
     def _observe(self, role: str) -> Observation:
+        if self._chatting() and self._phase == "explore" and not self._probes and not self.done:
+            if self._chat_user is None:
+                self._chat_user = self._opening_message()
+            return Observation(
+                role=role,
+                parts=list(self._chat_user),
+                instructions=self._instructions,
+                legal_actions=self.legal_actions(),
+                feedback=self._feedback,
+                step=self._steps,
+                data=self._public_data(),
+                turns=list(self._chat),
+            )
         phase1 = self._log if self._fb_log_start is None else self._log[: self._fb_log_start]
         if self._probes:  # a belief probe: the exploration so far, then the probe's question
             prompt = self._probe_context() + self._probe_prompt(self._probes[0])
         else:
             prompt = self._phase_prompt()
-        parts = self._intro_parts() + self._log_parts(phase1, self._exploration_header()) + prompt
+        rules = [TextPart(self._rules)] if self._rules else []
+        parts = rules + self._intro_parts() + self._log_parts(phase1, self._exploration_header()) + prompt
         return Observation(
             role=role,
             parts=parts,

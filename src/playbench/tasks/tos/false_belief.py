@@ -19,7 +19,7 @@ from pydantic import Field
 from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.types import EpisodeResult, Part, StepResult, TextPart
-from playbench.tasks.tos import cogmap, evaluate, probing, prompts
+from playbench.tasks.tos import cogmap, evaluate, probing
 from playbench.tasks.tos.cogmap import Change
 from playbench.tasks.tos.exploration import TosConfig, TosInstance, oracle_poses, run_number
 from playbench.tasks.tos.probes import ProbingTask
@@ -212,9 +212,7 @@ class FalseBeliefTask(ProbingTask):
     def _fb_parts(self) -> list[Part]:
         """The second exploration's introduction and log."""
         inst = self.instance
-        intro = prompts.FALSE_BELIEF.format(
-            n=len(inst.changes or []), max_steps=inst.fb_budget or inst.budget
-        )
+        intro = self.texts.false_belief(len(inst.changes or []), inst.fb_budget or inst.budget)
         parts: list[Part] = [TextPart(intro)]
         parts += self._log_parts(self._log[self._fb_log_start or 0 :], "Your second exploration so far:")
         return parts

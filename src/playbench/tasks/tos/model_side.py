@@ -15,8 +15,10 @@ A model their file does not list gets nothing from them: only the format is decl
 JPEG), and the cap is playbench's fallback.
 
 Images went as JPEG (quality 85, the longest side resized to at most 1024; our views are 384).
-Their conversation is a real chat that keeps every earlier image and raw reply; our tasks pack the
-exploration log into each observation, so the agent keeps no chat: history 0.
+Their conversation is a real chat that keeps every earlier image and raw reply (`env.py` appends each
+reply and the environment's answer; their recorded `messages.json`). Our tasks send that chat
+themselves (`Observation.turns`, `conversation=chat`, the default), so the agent keeps no window of
+its own: history 0 (the answer turn and the belief probes pack the exploration log instead).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ SOURCE = (
     "scripts/SpatialGym/spatial_run.py patch_model_yaml (an unlisted model is refused); "
     "vagen/inference/model_interface/openai/model.py at c30ad814 (_prepare_request_kwargs sends "
     "temperature, the cap and reasoning_effort only; _process_image_for_openai: JPEG quality 85, "
-    "longest side <= 1024); our observation packs the exploration log, so history 0"
+    "longest side <= 1024); the task sends their exploration chat itself (Observation.turns), so history 0"
 )
 
 # The cap is the whole output budget, reasoning included (OpenAI's max_completion_tokens, Gemini).

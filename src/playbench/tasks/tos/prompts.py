@@ -111,8 +111,13 @@ def instructions(world: World, modality: str, max_steps: int, return_action: boo
     return "\n\n".join([setting, GOAL, ROOMS, actions, scene(world), REPLY.format(max_steps=max_steps)])
 
 
+# texts=ours (`texts.py`): the line after every exploration turn's result, and the whole answer to
+# Term() and Term(changes=...) (theirs are read from their clone with texts=original)
+STEPS_LEFT = "Exploration steps remaining: {left}."
+TASK_FINISHED = "Exploration ended."
+
 FALSE_BELIEF = """You are back at your starting position, facing north. {n} objects of the environment have been changed since your exploration: each was either moved to another position or turned to another facing, never both.
 Explore again and find out which objects changed and how, at the lowest cost. The actions are the same as before, but you must end with Term(changes="..."), which submits your answer and ends the task:
-Format: Actions: [Term(changes="object1: change_type, object2: change_type")]
-Example: Actions: [Term(changes="apple: position, chair: orientation")]
+Format: Actions: [Term(changes="<object>: <position or orientation>, <object>: <position or orientation>")]
+Example: Actions: [Term(changes="lamp: position, sofa: orientation")]
 You have at most {max_steps} steps for this phase."""

@@ -46,3 +46,7 @@ register_preset("tos", "playbench.tasks.tos", "paper_preset.json")
 register_preset("tos-vision", "playbench.tasks.tos", "paper_preset_vision.json")
 register_preset("tos-passive", "playbench.tasks.tos", "paper_preset_passive.json")
 register_preset("tos-vision-passive", "playbench.tasks.tos", "paper_preset_vision_passive.json")
+
+from playbench.tasks.tos.originals import register as _register_original  # noqa: E402
+
+_register_original()  # the authors' repository (`originals.py`): texts and scenes read from a clone
