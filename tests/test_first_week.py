@@ -275,3 +275,19 @@ def test_reproduce_all_dry_run_plans_everything_without_a_key(monkeypatch, tmp_p
     assert len(total) == 1 and "cost $" in total[0] and not out.exists()
     for suite in ("ivispar", "comma", "mmescape", "tos-vision"):
         assert f"{out}/{suite}" in printed.replace("\n", "") or suite in printed
+
+
+def test_reproduce_without_the_clone_says_the_set_is_generated_and_where_the_papers_is(tmp_path, capsys):
+    out = tmp_path / "c"
+    assert (
+        main(["reproduce", "comma", "--agent", "random", "--episodes", "1", "--out", str(out), "--dry-run"])
+        == 0
+    )
+    err = capsys.readouterr().err
+    line = [ln for ln in err.splitlines() if "generated instances" in ln]
+    assert (
+        len(line) == 1
+        and "comma/wire" in line[0]
+        and "(multimodal_comms): `playbench originals fetch`" in line[0]
+    )
+    assert "not the paper's set; the paper's: `playbench reproduce" not in err  # we are reproducing

@@ -308,24 +308,40 @@ def print_model_side(configs: list[Any]) -> None:
 
 def set_notices(configs: list[Any]) -> list[str]:
     """One line per suite whose tasks in these runs play playbench's own or generated instances rather
-    than the paper's set: which set ran, and how to run the paper's."""
+    than the paper's set: which set ran, and how to run the paper's. A paper preset's run (`reproduce`)
+    already plays the paper's set where playbench has it: it is told only when the authors' clone that
+    would supply the set is missing."""
+    from playbench.core.originals import find_clone
     from playbench.core.preset import preset_names
+    from playbench.core.registry import get_spec
     from playbench.runner.run import plan_run
 
     presets = set(preset_names())
-    by_suite: dict[str, list[str]] = {}
+    own: dict[str, list[str]] = {}
+    clone_missing: dict[str, list[str]] = {}
     for config in configs:
         for task_id, stamp in plan_run(config).fidelity.items():
             suite = task_id.split("/", 1)[0]
-            if stamp.get("data") in ("ours", "generated") and suite in presets:
-                by_suite.setdefault(suite, [])
-                if task_id not in by_suite[suite]:
-                    by_suite[suite].append(task_id)
-    return [
-        f"{', '.join(tasks)}: playbench's own instances, not the paper's set; the paper's: `playbench reproduce "
-        f"{suite}` (where the paper used the authors' data, with their clone: `playbench originals fetch`)"
-        for suite, tasks in by_suite.items()
+            if stamp.get("data") not in ("ours", "generated") or suite not in presets:
+                continue
+            if config.preset is None:
+                own.setdefault(suite, []).append(task_id)
+                continue
+            use = get_spec(task_id).load_class().originals
+            if use is not None and use.data and find_clone(use.repo) is None:
+                clone_missing.setdefault(use.repo, []).append(task_id)
+    lines = [
+        f"{', '.join(dict.fromkeys(tasks))}: playbench's own instances, not the paper's set; the paper's: "
+        f"`playbench reproduce {suite}` (where the paper used the authors' data, with their clone: "
+        "`playbench originals fetch`)"
+        for suite, tasks in own.items()
     ]
+    lines += [
+        f"{', '.join(dict.fromkeys(tasks))}: playbench's generated instances; the paper's set is read from the "
+        f"authors' clone ({repo}): `playbench originals fetch`"
+        for repo, tasks in clone_missing.items()
+    ]
+    return lines
 
 
 def check_error_rate(value: float) -> float:
