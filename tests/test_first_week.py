@@ -291,3 +291,20 @@ def test_reproduce_without_the_clone_says_the_set_is_generated_and_where_the_pap
         and "(multimodal_comms): `playbench originals fetch`" in line[0]
     )
     assert "not the paper's set; the paper's: `playbench reproduce" not in err  # we are reproducing
+
+
+def test_a_sweep_dry_run_needs_no_key_and_a_command_line_set_reaches_only_tasks_that_have_it(
+    monkeypatch, tmp_path, capsys
+):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(
+        "tasks: [toy/walk, toy/declared]\nagent: llm\nmodels: [openai:gpt-4o]\nepisodes: 1\n"
+        "grid:\n  set:\n    toy/walk:max_steps: [3, 4]\n"
+    )
+    code = main(
+        ["run", "--config", str(sweep), "--out", str(tmp_path / "s"), "--dry-run", "--set", "image_width=50"]
+    )
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert "total: 3 episodes planned" in printed.out  # walk twice (two values), declared once

@@ -459,12 +459,14 @@ def cmd_sweep(args: argparse.Namespace, argv: list[str]) -> int:
     parser = build_parser()
     configs, cell_args = [], []
     for cell in plan.cells:
-        tokens = ["run", *plan.argv, *extra, *cell.argv, "--out", str(plan.out / cell.name)]
+        # the cell's own tasks and values; a command-line --set goes only to cells whose tasks have it
+        tokens = ["run", *plan.cell_argv(cell, extra), "--out", str(plan.out / cell.name)]
         cell_namespace = parser.parse_args(tokens)
         if cell_namespace.agent is None:
             cell_namespace.agent = "llm"
         resolve(cell_namespace.tasks)
         check_error_rate(cell_namespace.max_error_rate)
+        cell_namespace.dry_run = args.dry_run  # a planned sweep needs no API key either
         (config,) = make_run_configs(cell_namespace)
         configs.append(config)
         cell_args.append(cell_namespace)

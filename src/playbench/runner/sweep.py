@@ -20,6 +20,15 @@ names (`-` or `_`), plus the axes:
 Each cell is a run directory `<out>/<model>[__<option>=<value>...]__s<seed>`, written and resumed like
 any `playbench run --out` (running the same file again runs only what is missing); `<out>/sweep.json`
 records the file and the cells. `playbench report <out>` reads every cell.
+
+A grid axis multiplies only the tasks it can change: a task option scoped to one task
+(`task/id:key`) changes that task, an unscoped task option the tasks that have it, an agent option
+every task. The tasks are grouped by the axes that apply to them and every group has cells of its own,
+named by only its axes' values, so above `comma/button` runs in `<model>__history=<h>__s<seed>` (once
+per model, history and seed) and `ivispar/sgp` in `<model>__past_window=<p>__history=<h>__s<seed>`.
+When every axis applies to every task there is one group and the cells are those of a plain grid
+(`tasks` stays in the options every cell shares). A grid task option that no task of the sweep has is
+an error of the file.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ import json
 import math
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,10 +100,20 @@ class Cell:
     model: str | None
     seed: int
     grid: dict[str, Any] = field(default_factory=dict)  # "set:KEY" / "agent_opts:KEY" -> value
-    argv: list[str] = field(default_factory=list)  # the cell's own `playbench run` options
+    # the cell's own `playbench run` options: `head` first (its tasks and the file's task options that
+    # only some cells' tasks have, when the cells do not all run every task), then seed, model, grid
+    argv: list[str] = field(default_factory=list)
+    tasks: list[str] = field(default_factory=list)  # the task ids it runs
+    head: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "model": self.model, "seed": self.seed, "grid": self.grid}
+        return {
+            "name": self.name,
+            "model": self.model,
+            "seed": self.seed,
+            "grid": self.grid,
+            "tasks": self.tasks,
+        }
 
 
 @dataclass
@@ -101,8 +121,70 @@ class Sweep:
     path: Path  # the file
     data: dict[str, Any]  # its content
     out: Path  # the sweep folder
-    argv: list[str]  # `playbench run` options every cell shares (tasks first)
+    argv: list[str]  # `playbench run` options every cell shares (tasks first when every cell runs them all)
     cells: list[Cell]
+    # each task's options, when the grid has task options (to route command-line `--set`s: `cell_argv`)
+    fields: dict[str, set[str]] = field(default_factory=dict)
+    split: bool = False  # the cells do not all run every task: each cell's tasks lead its own options
+
+    def cell_argv(self, cell: Cell, extra: Sequence[str] = ()) -> list[str]:
+        """One cell's `playbench run` options with `extra` (the command line's, beside --config): those
+        win over the file's own options and lose to the cell's grid values; a `--set` of an option that
+        none of the cell's tasks has (but another cell's has) is left out of the cells that cannot take it."""
+        own = cell.argv[len(cell.head) :]
+        tasks = cell.head[: len(cell.tasks)] if self.split else []  # then the head starts with them
+        sets = cell.head[len(tasks) :]
+        return [*tasks, *self.argv, *sets, *_sets_for(list(extra), cell.tasks, self.fields), *own]
+
+
+@dataclass
+class Axis:
+    """One grid axis: `--set` (kind "set") or `--agent-opt` (kind "agent_opts") option `name`."""
+
+    kind: str
+    name: str  # the option as written: "key" or "task/id:key"
+    values: list[Any]
+
+    @property
+    def key(self) -> str:  # as in Cell.grid
+        return f"{self.kind}:{self.name}"
+
+
+def _takes(option: str, task_id: str, fields: dict[str, set[str]]) -> bool:
+    """Whether the task option `option` (`key` or `task/id:key`) reaches task `task_id`."""
+    target, sep, key = option.partition(":")
+    return target == task_id if sep else option in fields.get(task_id, set())
+
+
+def _applies(axis: Axis, task_id: str, fields: dict[str, set[str]]) -> bool:
+    """Whether the axis can change the task: agent options change every task, task options the ones
+    they reach."""
+    return axis.kind != "set" or _takes(axis.name, task_id, fields)
+
+
+def _sets_for(tokens: list[str], task_ids: list[str], fields: dict[str, set[str]]) -> list[str]:
+    """`tokens` without the `--set K=V` whose option none of `task_ids` takes but another task does (an
+    option no task has stays, for the run to refuse)."""
+    if not fields:
+        return tokens
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token == "--set" and i + 1 < len(tokens):
+            pair, step = tokens[i + 1], 2
+        elif token.startswith("--set="):
+            pair, step = token[len("--set=") :], 1
+        else:
+            out.append(token)
+            i += 1
+            continue
+        option = pair.partition("=")[0].strip()
+        elsewhere = any(_takes(option, t, fields) for t in fields)
+        if not elsewhere or any(_takes(option, t, fields) for t in task_ids):
+            out += tokens[i : i + step]
+        i += step
+    return out
 
 
 def read_file(path: str | Path) -> dict[str, Any]:
@@ -171,27 +253,28 @@ def load(path: str | Path, out: str | None = None) -> Sweep:
     tasks = _list(data, "tasks", "task", where)
     if not tasks or not all(isinstance(t, str) and t for t in tasks):
         raise ConfigError(f"sweep file '{where}': 'tasks' must list task ids (e.g. tasks: [ivispar/sgp])")
-    argv: list[str] = [*tasks]
+    common: list[str] = []  # the options every cell shares, after the tasks
     if "agent" not in data:
-        argv += ["--agent", "llm"]
+        common += ["--agent", "llm"]
     for key, option in SCALAR_OPTIONS.items():
         if key in data and data[key] is not None:
             if isinstance(data[key], dict | list):
                 raise ConfigError(f"sweep file '{where}': '{key}' takes one value (got {data[key]!r})")
-            argv += [option, str(data[key])]
+            common += [option, str(data[key])]
     for key, option in JSON_OPTIONS.items():
         if data.get(key) is not None:
             if not isinstance(data[key], dict):
                 raise ConfigError(f"sweep file '{where}': '{key}' must be a mapping (got {data[key]!r})")
-            argv += [option, json.dumps(data[key])]
+            common += [option, json.dumps(data[key])]
     for key, option in FLAG_OPTIONS.items():
         if key in data:
             if not isinstance(data[key], bool):
                 raise ConfigError(f"sweep file '{where}': '{key}' must be true or false (got {data[key]!r})")
-            argv += [option] if data[key] else []
-    for key, option in DICT_OPTIONS.items():
+            common += [option] if data[key] else []
+    fixed: list[tuple[str, str]] = []  # (kind, "name=value") of every cell
+    for key in DICT_OPTIONS:
         for name, value in _mapping(data.get(key), key, where).items():
-            argv += [option, f"{name}={_value_text(value)}"]
+            fixed.append((key, f"{name}={_value_text(value)}"))
 
     models = _list(data, "models", "model", where) or [None]
     seeds = _list(data, "seeds", "seed", where) or [0]
@@ -208,36 +291,107 @@ def load(path: str | Path, out: str | None = None) -> Sweep:
             f"sweep file '{where}': grid key(s) {', '.join(bad)} are not axes (accepted: set, agent_opts; "
             "models and seeds are axes of their own)"
         )
-    axes: list[tuple[str, str, list[Any]]] = []
+    axes: list[Axis] = []
     for kind in DICT_OPTIONS:
         for name, values in _mapping(grid.get(kind), f"grid.{kind}", where).items():
             if not isinstance(values, list) or not values:
                 raise ConfigError(
                     f"sweep file '{where}': grid.{kind}.{name} must be a non-empty list of values (got {values!r})"
                 )
-            axes.append((kind, name, values))
+            axes.append(Axis(kind, name, values))
+
+    task_ids, fields = _tasks(tasks, axes, where)
+    # the tasks by the axes that can change them (in the order of the file); one group is a plain grid
+    by_axes: dict[tuple[int, ...], list[str]] = {}
+    for task_id in task_ids:
+        applying = tuple(i for i, axis in enumerate(axes) if _applies(axis, task_id, fields))
+        by_axes.setdefault(applying, []).append(task_id)
+    groups = list(by_axes.items())
+    split = len(groups) > 1
+    argv = [*([] if split else tasks), *common]
+    heads: dict[tuple[int, ...], list[str]] = {g: [*ids] if split else [] for g, ids in groups}
+    for kind, pair in fixed:
+        option = DICT_OPTIONS[kind]
+        name = pair.partition("=")[0]
+        reach = [g for g, ids in groups if kind == "set" and any(_takes(name, t, fields) for t in ids)]
+        if not split or kind != "set" or not reach or len(reach) == len(groups):
+            argv += [option, pair]  # every cell's (an option no task has too: the run refuses it)
+        else:  # only the cells whose tasks have it: another task refuses an option it lacks
+            for g in reach:
+                heads[g] += [option, pair]
 
     agent = str(data.get("agent") or "llm")
-    cells: list[Cell] = []
-    for model in models:
-        for combo in itertools.product(*(values for _, _, values in axes)):
-            for seed in seeds:
-                cell_argv = ["--seed", str(seed)] + (["--model", model] if model else [])
-                values: dict[str, Any] = {}
-                parts = [_slug(model) if model else _slug(agent)]
-                for (kind, name, _), value in zip(axes, combo, strict=True):
-                    cell_argv += [DICT_OPTIONS[kind], f"{name}={_value_text(value)}"]
-                    values[f"{kind}:{name}"] = value
-                    parts.append(_slug(f"{name.rsplit(':', 1)[-1]}={_value_text(value)}"))
-                parts.append(f"s{seed}")
-                cells.append(Cell("__".join(parts), model, int(seed), values, cell_argv))
-    names = [c.name for c in cells]
-    if len(set(names)) != len(names):
+
+    def expand(long: set[int]) -> list[Cell]:
+        """The cells; an axis in `long` is named in full (`task/id.key`) rather than by its key."""
+        cells: list[Cell] = []
+        for model in models:
+            for group, ids in groups:
+                for combo in itertools.product(*(axes[i].values for i in group)):
+                    for seed in seeds:
+                        own = ["--seed", str(seed)] + (["--model", model] if model else [])
+                        values: dict[str, Any] = {}
+                        parts = [_slug(model) if model else _slug(agent)]
+                        for i, value in zip(group, combo, strict=True):
+                            axis = axes[i]
+                            own += [DICT_OPTIONS[axis.kind], f"{axis.name}={_value_text(value)}"]
+                            values[axis.key] = value
+                            label = axis.name.replace(":", ".") if i in long else axis.name.rsplit(":", 1)[-1]
+                            parts.append(_slug(f"{label}={_value_text(value)}"))
+                        parts.append(f"s{seed}")
+                        head = heads[group]
+                        cells.append(
+                            Cell("__".join(parts), model, int(seed), values, [*head, *own], list(ids), head)
+                        )
+        return cells
+
+    cells = expand(set())
+    if len({c.name for c in cells}) != len(cells):
+        # two groups' axes with one key (`a/x:k`, `b/y:k`): name those axes by task too
+        keys = [axis.name.rsplit(":", 1)[-1] for axis in axes]
+        cells = expand({i for i, key in enumerate(keys) if keys.count(key) > 1})
+    if len({c.name for c in cells}) != len(cells):
         raise ConfigError(
             f"sweep file '{where}': two cells would share a folder name; make the grid values distinct"
         )
     folder = Path(out or data.get("out") or f"runs/sweep-{_slug(where.stem)}")
-    return Sweep(where, data, folder, argv, cells)
+    return Sweep(where, data, folder, argv, cells, fields, split)
+
+
+def _tasks(tasks: list[str], axes: list[Axis], where: Path) -> tuple[list[str], dict[str, set[str]]]:
+    """The sweep's task ids, and when the grid has task options each task's options (after checking
+    that every such axis reaches a task that has it)."""
+    from playbench.core.registry import resolve
+
+    try:
+        specs = resolve(tasks)
+    except ConfigError as exc:
+        raise ConfigError(f"sweep file '{where}': {exc}") from None
+    ids = [s.id for s in specs]
+    if not any(axis.kind == "set" for axis in axes):
+        return ids, {}
+    fields = {s.id: set(s.load_class().Config.model_fields) for s in specs}
+    for axis in axes:
+        if axis.kind != "set":
+            continue
+        target, sep, key = axis.name.partition(":")
+        if sep and target not in fields:
+            raise ConfigError(
+                f"sweep file '{where}': grid.set '{axis.name}': task '{target}' is not one of the sweep's "
+                f"tasks ({', '.join(ids)})"
+            )
+        if sep and key not in fields[target]:
+            raise ConfigError(
+                f"sweep file '{where}': grid.set '{axis.name}': {target} has no option '{key}' "
+                f"(its options: {', '.join(sorted(fields[target])) or 'none'})"
+            )
+        if not sep and not any(axis.name in f for f in fields.values()):
+            accepted = sorted(set().union(*fields.values()))
+            raise ConfigError(
+                f"sweep file '{where}': grid.set '{axis.name}': no task of the sweep has this option "
+                f"(their options: {', '.join(accepted) or 'none'})"
+            )
+    return ids, fields
 
 
 def write_plan(sweep: Sweep) -> Path:
