@@ -9,12 +9,8 @@ from test_mmescape_world import aim_pitch, room_instance
 
 from playbench.core.registry import make_task
 from playbench.core.types import Validity
-from playbench.tasks.mmescape.task import (
-    EscapeTask,
-    distance_correlation,
-    parse_consistency,
-    parse_story_score,
-)
+from playbench.tasks.mmescape.scoring import distance_correlation, parse_consistency, parse_story_score
+from playbench.tasks.mmescape.task import EscapeTask
 
 
 def test_metrics_of_a_scripted_episode():

@@ -46,15 +46,24 @@ class PromptTemplate:
 class PromptTemplate_Base(PromptTemplate):
     instruction = """[F] plain instruction:"""
     SYS_PROMPT = instruction + PromptTemplate.operations
+    SYS_PROMPT_KEYONLY = instruction + PromptTemplate.operations + "[F] unused key steps."
 
 
 class PromptTemplate_Base2(PromptTemplate):
     instruction = """[F] paper instruction:"""
     SYS_PROMPT = instruction + PromptTemplate.operations
+    SYS_PROMPT_KEYONLY = (
+        instruction
+        + PromptTemplate.operations
+        + "\\n[F] key steps only. "
+    )
 
 
 class PromptTemplate_Hint(PromptTemplate_Base):
     initial_hint = "[F] hint."
+    SYS_PROMPT = (
+        PromptTemplate_Base.instruction + PromptTemplate.operations + initial_hint
+    )
 '''
 
 GAME = """\
@@ -194,6 +203,8 @@ class Bag:
 """
 
 SYSTEM = '[F] paper instruction:\n[F] operations: reply {"grab": bool}.\n'
+SYSTEM_KEY = SYSTEM + "\n[F] key steps only. "
+SYSTEM_HINT = '[F] plain instruction:\n[F] operations: reply {"grab": bool}.\n[F] hint.'
 
 
 def write_clone(root: Path, game: str = GAME) -> Path:
@@ -227,10 +238,11 @@ def test_every_mapped_text_reads_from_the_clone(clone):
     assert {ref.id for ref in REPO.texts} == set(OURS)  # ours paraphrases every mapped text
     words = Words(source)
     words.check()
+    # the system prompts whole: their SYS_PROMPT, SYS_PROMPT_KEYONLY (history=key) and the hint's,
+    # each built in its class body from the class's own attributes and PromptTemplate's
     assert words.system() == SYSTEM
-    assert (
-        words.system(hint=True) == '[F] plain instruction:\n[F] operations: reply {"grab": bool}.\n[F] hint.'
-    )
+    assert words.system(key_history=True) == SYSTEM_KEY
+    assert words.system(hint=True) == SYSTEM_HINT == words.system(hint=True, key_history=True)
     assert words.fill("read.numbers", n="1", password="0042") == "[F] part 1 numbers 0042.\n"
     assert words.fill("action.interaction", n=2, desc="x") == "[F] interaction 2: x\n"
     assert words.story("") == "[F] tell the story.\n[F] nothing in the bag."
@@ -300,11 +312,25 @@ def test_a_text_the_clone_lacks_is_an_error_naming_its_file_and_symbol(tmp_path)
     (broken / "src" / "BaseGame.py").unlink()
     with pytest.raises(ConfigError, match=r"src/BaseGame\.py.*the file is missing"):
         make_task("mmescape/level-1", texts="original", originals=str(broken)).preflight()
-    # the original's key-history sentence cannot be read yet: said, not replaced by ours
-    with pytest.raises(ConfigError, match="SYS_PROMPT_KEYONLY"):
-        make_task(
-            "mmescape/level-1", texts="original", originals=str(write_clone(tmp_path / "b")), history="key"
-        ).preflight()
+    # a system prompt the clone lacks (here the key-history one) names its class attribute
+    other = write_clone(tmp_path / "b")
+    config = other / "src" / "prompt_config.py"
+    config.write_text(PROMPT_CONFIG.replace("    SYS_PROMPT_KEYONLY = (\n", "    KEYONLY = (\n"))
+    with pytest.raises(ConfigError, match=r"src/prompt_config\.py: PromptTemplate_Base2\.SYS_PROMPT_KEYONLY"):
+        make_task("mmescape/level-1", texts="original", originals=str(other)).preflight()
+
+
+def test_history_key_sends_their_key_steps_system_prompt(clone):
+    task = started(texts="original", originals=str(clone), history="key")
+    obs = task.observe("player")
+    assert obs.instructions == SYSTEM_KEY
+    assert obs.text == step_text("[F] the start. [F] no interaction.", "[F] empty bag.")
+    # their --hint prompt wins over the history's (src/main.py), as it does with our words
+    hinted = started(texts="original", originals=str(clone), history="key", hint="original")
+    assert hinted.observe("player").instructions == SYSTEM_HINT
+    ours = started(texts="ours", history="key")
+    assert ours.observe("player").instructions == OURS["system.key_history"]
+    assert OURS["system.key_history"].startswith(OURS["system"])
 
 
 def test_without_a_clone_ours_are_used_and_said_once(tmp_path):
@@ -356,6 +382,23 @@ def test_a_run_reads_texts_and_scenes_from_the_originals_folder_and_stamps_them(
     assert one[1]["content"][0]["text"] == step_text("[F] the start. [F] no interaction.", "[F] empty bag.")
     assert two[2]["content"][0]["text"] == '{"rotate_right": 10, "rationale": "look"}'  # their cleaned reply
     assert two[3]["content"][0]["text"] == step_text("[F] moved. [F] no interaction.", "[F] empty bag.")
+
+
+def test_a_playbench_protocol_run_is_stamped_ours_with_the_clone_present(clone, tmp_path, monkeypatch):
+    monkeypatch.setenv("PLAYBENCH_ORIGINALS", str(clone.parent))
+    stamps = {}
+    for name, setting in (("playbench", "prompts=playbench"), ("protocol", "protocol=playbench")):
+        out = tmp_path / name
+        argv = ["run", "mmescape/paper-level-3-note-key", "--agent", "random", "--episodes", "1"]
+        argv += ["--out", str(out), "--set", setting, "--set", "max_steps=1", "--set", "image_size=64"]
+        assert main(argv) == 0
+        config = json.loads((out / "config.json").read_text())
+        stamps[name] = config["fidelity"]["mmescape/paper-level-3-note-key"]
+    for stamp in stamps.values():  # playbench's texts whatever `texts` resolved to; the clone's scenes
+        assert stamp["texts"] == "ours" and stamp["data"] == f"original@{COMMIT[:7]}"
+    task = make_task("mmescape/level-1", texts="original", originals=str(clone))
+    assert task.texts_origin() == f"original@{COMMIT[:7]}"
+    assert make_task("mmescape/level-1", prompts="playbench", originals=str(clone)).texts_origin() == "ours"
 
 
 def test_the_clone_folders_scenes_are_read_and_stamped(clone):

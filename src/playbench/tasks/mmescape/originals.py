@@ -32,16 +32,20 @@ _ITEM = "Bag.get_item_desc:desc"
 _ACT = "BaseGame.interaction:desc"
 
 TEXTS: tuple[TextRef, ...] = (
-    # the system prompt: instruction + operations (the paper's Table 13 is `PromptTemplate_Base2`'s)
-    _t("system.instruction", PROMPTS, "PromptTemplate_Base2.instruction", "as written; then the operations"),
+    # the system prompt, whole (`src/main.py` picks it): the paper's Table 13 is `PromptTemplate_Base2`'s
+    _t("system", PROMPTS, "PromptTemplate_Base2.SYS_PROMPT", "as read (instruction + operations)"),
     _t(
-        "system.instruction_hint",
+        "system.key_history",
         PROMPTS,
-        "PromptTemplate_Base.instruction",
-        "hint=original: as written (their PromptTemplate_Hint), then the operations and the hint",
+        "PromptTemplate_Base2.SYS_PROMPT_KEYONLY",
+        "history=key: as read (instruction + operations + the key-steps sentence)",
     ),
-    _t("system.operations", PROMPTS, "PromptTemplate.operations", "as written, after the instruction"),
-    _t("system.hint", PROMPTS, "PromptTemplate_Hint.initial_hint", "hint=original: after the operations"),
+    _t(
+        "system.hint",
+        PROMPTS,
+        "PromptTemplate_Hint.SYS_PROMPT",
+        "hint=original (any history, as their --hint): as read (their Base instruction + operations + hint)",
+    ),
     # each turn's user message (its view follows the text)
     _t("step", PROMPTS, "PromptTemplate.STEP_PROMPT", ".format(interaction_result, bag_desc)"),
     _t("turn.start", GAME, "Game.main:desc", "the first turn's {desc} (no interaction)"),

@@ -153,7 +153,8 @@ class Planner:
             motion = {
                 **{k: v for k, v in motion.items() if k != "rationale"},
                 "read": note,
-                "rationale": motion["rationale"],
+                # {} (the target already in view): the read alone
+                "rationale": motion.get("rationale", f"I read {note} for the code."),
             }
         return json.dumps(motion)
 

@@ -28,7 +28,7 @@ from playbench.report.plots import (
     proportion_ci,
     save_png,
 )
-from playbench.tasks.mmescape.task import distance_correlation
+from playbench.tasks.mmescape.scoring import distance_correlation
 
 TASK_ORDER = (
     "mmescape/level-1",

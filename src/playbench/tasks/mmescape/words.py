@@ -11,7 +11,6 @@ prompt), `engine.py` and `task.py` do it in the same order through the methods b
 
 from __future__ import annotations
 
-from playbench.core.errors import ConfigError
 from playbench.core.original_texts import TextSource, fill
 from playbench.tasks.mmescape.originals import TEXTS
 
@@ -96,14 +95,21 @@ set up this escape challenge, and why? Which events led to your escape? Connect 
 clues and the items, and tell the story from beginning to end.
 """
 
+# the hint sentence (ours; prompts=playbench with hint=original adds it alone)
+HINT = (
+    "===\nHints: you have to get out through a door; a locked door opens with a key or a password, "
+    "which you have to find by exploring the room."
+)
+# texts=ours with history=key: what the original's SYS_PROMPT_KEYONLY adds (our words)
+_KEY_HISTORY = (
+    "\nDuring the game you are shown only the key steps that carried useful information; steps in "
+    "between that brought nothing new are left out."
+)
+
 OURS: dict[str, str] = {
-    "system.instruction": _OPENING + _ABILITIES + _DOORS + _ACTIONS,
-    "system.instruction_hint": _OPENING + _ABILITIES + _ACTIONS,
-    "system.operations": _OPERATIONS,
-    "system.hint": (
-        "===\nHints: you have to get out through a door; a locked door opens with a key or a password, "
-        "which you have to find by exploring the room."
-    ),
+    "system": _OPENING + _ABILITIES + _DOORS + _ACTIONS + _OPERATIONS,
+    "system.key_history": _OPENING + _ABILITIES + _DOORS + _ACTIONS + _OPERATIONS + _KEY_HISTORY,
+    "system.hint": _OPENING + _ABILITIES + _ACTIONS + _OPERATIONS + HINT,
     "step": (
         "{interaction_result}\n===\nThe items in your bag that you can use:\n{bag_desc}\n===\n"
         "Decide the next action(s) that help you observe the room or get useful tools or clues.\n"
@@ -157,12 +163,6 @@ OURS: dict[str, str] = {
     "story": _STORY,
     "story.empty_bag": "Your bag is empty.",
 }
-
-# texts=ours with history=key: what the original's SYS_PROMPT_KEYONLY adds (our words)
-OURS_KEY_HISTORY = (
-    "\nDuring the game you are shown only the key steps that carried useful information; steps in "
-    "between that brought nothing new are left out."
-)
 
 # short name -> the original template's field, per text (a text absent here has no fields)
 FIELDS: dict[str, dict[str, str]] = {
@@ -235,23 +235,13 @@ class Words:
 
     # --- the original's compositions -------------------------------------------------------------
     def system(self, hint: bool = False, key_history: bool = False) -> str:
-        """`src/main.py`: the system prompt; `hint`: their PromptTemplate_Hint (their Base instruction,
-        the operations, the hint); else the paper's Table 13 (their Base2 instruction, the operations)."""
+        """`src/main.py`'s choice of system prompt: with `hint`, their `--hint` prompt
+        (`PromptTemplate_Hint.SYS_PROMPT`, whatever the history); with `key_history` (history=key) the
+        key-steps prompt (`SYS_PROMPT_KEYONLY`); else the paper's Table 13 (`SYS_PROMPT`); the last two
+        of `PromptTemplate_Base2`, whose instruction is Table 13's."""
         if hint:
-            text = (
-                self.raw("system.instruction_hint") + self.raw("system.operations") + self.raw("system.hint")
-            )
-        else:
-            text = self.raw("system.instruction") + self.raw("system.operations")
-        if key_history:
-            if self.source is not None:
-                raise ConfigError(
-                    "history=key with texts=original: the original's key-history sentence "
-                    "(src/prompt_config.py PromptTemplate_Base2.SYS_PROMPT_KEYONLY) is not readable as a "
-                    "text yet (it is built from class attributes); use texts=ours, or another history"
-                )
-            text += OURS_KEY_HISTORY
-        return text
+            return self.raw("system.hint")
+        return self.raw("system.key_history" if key_history else "system")
 
     def turn(self, desc: str, interacted: bool, failed: bool) -> str:
         """`Game.ask_for_action`: the result of the last action, as the turn states it."""
