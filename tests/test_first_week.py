@@ -308,3 +308,13 @@ def test_a_sweep_dry_run_needs_no_key_and_a_command_line_set_reaches_only_tasks_
     printed = capsys.readouterr()
     assert code == 0, printed.err
     assert "total: 3 episodes planned" in printed.out  # walk twice (two values), declared once
+
+
+def test_reproduce_help_names_its_own_default_out(capsys):
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "runs/reproduce-<suite>-<agent>[-<model>]-s<seed>" in text
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert "runs/<tasks>-<agent>[-<model>]-s<seed>" in " ".join(capsys.readouterr().out.split())
