@@ -480,6 +480,9 @@ def test_a_data_option_naming_a_whole_clone_is_the_texts_clone(monkeypatch, clon
     assert options["texts"] == "original" and options["originals"] == str(clone.path) and notices == []
     ours, _ = resolve_options(use, {"source": str(clone.path), "texts": "ours"}, {"source", "texts"})
     assert ours["texts"] == "ours" and ours.get("originals") is None
+    shutil.rmtree(clone.path / ".git")  # a folder of the data alone is not the texts' clone
+    data_only, notices = resolve_options(use, {"source": str(clone.path)}, {"source"})
+    assert data_only["texts"] == "ours" and data_only.get("originals") is None and len(notices) == 1
 
 
 def test_texts_option_is_refused_where_a_task_has_none(tmp_path):

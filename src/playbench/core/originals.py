@@ -213,9 +213,15 @@ def resolve_options(
     out = dict(options)
     notices: list[str] = []
     if use.texts and out.get("originals") is None and out.get("texts") != "ours":
-        # a data option that names the clone itself (`source=PATH` of a whole clone) names the texts' clone
+        # a data option that names a whole git clone (`source=PATH`) names the texts' clone too; a folder
+        # of the data alone (no .git) does not
         for key, inside in use.data.items():
-            if inside == "" and key in user_keys and out.get(key):
+            if (
+                inside == ""
+                and key in user_keys
+                and out.get(key)
+                and (Path(out[key]).expanduser() / ".git").exists()
+            ):
                 out["originals"] = str(out[key])
     # an `originals=PATH` the user gave is the clone for the data defaults too
     clone = find_clone(repo, out.get("originals") if use.texts else None)
