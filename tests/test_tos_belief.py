@@ -18,6 +18,7 @@ from test_tos_scenes import write_scenes
 
 from playbench.core.registry import make_task
 from playbench.core.types import Validity
+from playbench.tasks.tos.feedback import OURS
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +89,11 @@ def test_probe_flow_prompts_and_unreadable_replies(scenes: Path) -> None:
     assert result.info["information_gain"] == pytest.approx(INFOGAIN["gpt-5.2"][1])
     assert task.phase == "probe" and task.steps == 1 and task.max_steps is None
     obs = task.observe("player")
-    assert obs.data["probe"] == "local" and '"origin": "agent"' in obs.text and "You observe:" in obs.text
+    assert (
+        obs.data["probe"] == "local"
+        and '"origin": "agent"' in obs.text
+        and OURS.observe_text("")[:-1] in obs.text
+    )
     assert task.state()["probes"] == ["local", "fog", "global"]
     bad = task.step("I would rather not.")
     assert bad.validity == Validity.INEFFECTIVE and not bad.info["readable"] and task.steps == 1

@@ -6,6 +6,7 @@ from test_tos_world import two_rooms
 from playbench.core.errors import ConfigError
 from playbench.core.registry import make_task
 from playbench.core.types import Validity
+from playbench.tasks.tos.feedback import OURS
 from playbench.tasks.tos.grammar import (
     ChangedObject,
     Invalid,
@@ -16,7 +17,7 @@ from playbench.tasks.tos.grammar import (
     parse_turn,
 )
 from playbench.tasks.tos.prompts import STEPS_LEFT
-from playbench.tasks.tos.world import START, Pose
+from playbench.tasks.tos.world import ROTATIONS, START, Pose, view_answer
 
 W = two_rooms()
 SEEN = frozenset({"lamp", "sofa", "red door", "chair"})
@@ -80,37 +81,41 @@ def run(text, pose=START, observed=SEEN, **kw):
 def test_moves_run_in_order_and_observe_last():
     out = run("Actions: [Rotate(180), JumpTo(lamp), Observe()]", pose=Pose(0, 0, "south"))
     assert out.pose == Pose(0, 2, "north") and out.failed is None
-    assert out.messages[:2] == ["You rotated clockwise 180°.", "You jumped to lamp."]
-    assert out.messages[2].startswith("You observe: ") and out.cost == 1.0
+    assert out.messages[:2] == [OURS.rotated_text(180), OURS.jumped_text("lamp")]
+    assert out.messages[2] == OURS.observe_text(view_answer(W, out.pose)) and out.cost == 1.0
     assert out.counts == {"rotate": 1, "move": 1, "observe": 1}
     out = run("Actions: [JumpTo(red_door), Rotate(0), JumpTo(chair), Observe()]", pose=Pose(0, 0, "east"))
-    assert out.pose == Pose(5, 1, "east") and out.messages[1] == "You rotated 0°."
-    assert run("Actions: [Rotate(-90), Observe()]").messages[0] == "You rotated counterclockwise 90°."
+    assert out.pose == Pose(5, 1, "east") and out.messages[1] == OURS.rotated_zero
+    assert run("Actions: [Rotate(-90), Observe()]").messages[0] == OURS.rotated_text(-90)
 
 
 @pytest.mark.parametrize(
     "text, pose, observed, failure, message",
     [
-        ("Actions: [JumpTo(piano), Observe()]", START, SEEN, "not_found", "Cannot jump to 'piano': object not found."),
+        ("Actions: [JumpTo(piano), Observe()]", START, SEEN, "not_found", ("jump", "piano")),
         ("Actions: [JumpTo(lamp), Observe()]", START, frozenset(), "not_observed",
-         "Cannot jump to 'lamp': object not observed yet."),
+         ("jump", "lamp")),
         ("Actions: [JumpTo(lamp), Observe()]", Pose(0, 0, "south"), SEEN, "not_visible",
-         "Cannot jump to 'lamp': object not visible."),
+         ("jump", "lamp")),
         # the chair is in the field of view facing east, but in the other room
         ("Actions: [JumpTo(chair), Observe()]", Pose(0, 0, "east"), SEEN, "not_visible",
-         "Cannot jump to 'chair': object not visible."),
+         ("jump", "chair")),
         ("Actions: [Rotate(45), Query(lamp)]", START, SEEN, "rotate_degrees",
-         "Cannot rotate by 45°: only [0, 90, 180, 270, -90, -180, -270] allowed."),
+         ("rotate", 45)),
     ],
 )  # fmt: skip
 def test_a_failed_move_stops_the_turn_and_observes_instead(text, pose, observed, failure, message):
     """Theirs: the moves before the failure stand, the rest is skipped, an Observe() runs (cost 1)."""
     out = run(text, pose=pose, observed=observed)
     assert out.failed == failure
-    assert out.messages[-2] == message
-    assert out.messages[-1].startswith(
-        "Subsequent actions are skipped due to failure, instead an observe is executed: You observe: "
+    kind, arg = message
+    want = (
+        OURS.jump_failed_text(arg, failure)
+        if kind == "jump"
+        else OURS.rotate_failed_text(arg, list(ROTATIONS))
     )
+    assert out.messages[-2] == want
+    assert out.messages[-1] == OURS.failed_move_text(OURS.observe_text(view_answer(W, out.pose)))
     assert out.cost == 1.0 and out.counts.get("observe") == 1 and out.query is None
 
 
@@ -121,19 +126,19 @@ def test_moves_before_a_failure_stand():
 
 def test_query_reports_coordinates_and_facing_and_fails_without_cost():
     out = run("Actions: [Query(sofa)]")
-    assert out.messages == ["You query sofa: (-2, 2), facing east"] and out.cost == 2.0
+    assert out.messages == [OURS.query_text("sofa", "(-2, 2), facing east")] and out.cost == 2.0
     lamp = run("Actions: [Query(lamp)]")  # no facing: the world's default for such objects
-    assert lamp.messages == ["You query lamp: (0, 2)"]
+    assert lamp.messages == [OURS.query_text("lamp", "(0, 2)")]
     door = run("Actions: [Query(red door)]")
-    assert door.messages == ["You query red door: (3, 1), facing east"]
+    assert door.messages == [OURS.query_text("red door", "(3, 1), facing east")]
     failed = run("Actions: [Query(plant)]")
-    assert failed.messages == ["Cannot query: object not observed yet"] and failed.cost == 0.0
-    assert run("Actions: [Query(piano)]").messages == ["Cannot query: object not found"]
+    assert failed.messages == [OURS.query_failed_text("not_observed")] and failed.cost == 0.0
+    assert run("Actions: [Query(piano)]").messages == [OURS.query_failed_text("not_found")]
 
 
 def test_return_is_our_option():
     out = run("Actions: [Return(), Observe()]", pose=Pose(5, 1, "east"), allow_return=True)
-    assert out.pose == START and out.messages[0] == "You returned to starting position and orientation."
+    assert out.pose == START and out.messages[0] == OURS.returned
     assert isinstance(parse_turn("Actions: [Return(), Term()]", allow_return=True), Turn)
 
 

@@ -4,6 +4,7 @@ import json
 import re
 
 from playbench.cli import main
+from playbench.tasks.tos.feedback import OURS
 from playbench.testing.scripted_server import ScriptedServer, last_user_text
 
 
@@ -67,7 +68,7 @@ def test_text_question_and_cogmap_runs(tmp_path):
     msgs = bodies[2]["messages"]
     assert [m["role"] for m in msgs] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert msgs[2]["content"] == "Let me turn.\nActions: [Rotate(90), Observe()]"
-    assert "You observe:" in msgs[3]["content"] and "Step 2 of 20." in msgs[3]["content"]
+    assert OURS.observe_text("")[:-1] in msgs[3]["content"] and "Step 2 of 20." in msgs[3]["content"]
     third = last_user_text(bodies[2])
     assert "Invalid action sequence: Term() must be alone" in third and "Step 3 of 20." in third
 

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from test_tos_replay import RUN05_GPT52, render
 from test_tos_scenes import write_scenes
 
 from playbench.core.errors import ConfigError
@@ -18,7 +19,16 @@ from playbench.core.originals import get_repo, resolve_options, status
 from playbench.core.types import TextPart
 from playbench.tasks.tos.exploration import ExploreTask
 from playbench.tasks.tos.false_belief import FalseBeliefTask
-from playbench.tasks.tos.originals import COMMIT, FALSE_BELIEF, NAME, PROMPTER, SCENES, UTILS
+from playbench.tasks.tos.originals import (
+    ACTIONS,
+    COMMIT,
+    EXPLORATION,
+    FALSE_BELIEF,
+    NAME,
+    PROMPTER,
+    SCENES,
+    UTILS,
+)
 
 PROMPTER_SRC = """\
 from ..utils.utils import THINK_LABEL, ANSWER_LABEL
@@ -58,6 +68,79 @@ FB_SRC = (
     'FALSE_BELIEF_INSTRUCTION = """\\\n{n_changes} things changed; {max_steps} turns to find them.\n"""\n'
 )
 
+# their action classes and exploration manager, our sentences (the symbols of `RESULT_TEXTS`)
+ACTIONS_SRC = """\
+class MoveAction(BaseAction):
+    def success_message(self, **kwargs) -> str:
+        extra = kwargs.get('extra')
+        return f"At {self.target} now." + (f" {extra}" if extra else "")
+
+    def error_message(self, error_type: str) -> str:
+        errors = {"not_found": "unknown thing", "not_visible": "out of sight", "not_observed": "never seen"}
+        return f"No jump to {self.target}: {errors.get(error_type, 'execution failed')}."
+
+
+class RotateAction(BaseAction):
+    def success_message(self, **kwargs) -> str:
+        if self.degrees == 0:
+            return "Turned 0 deg."
+        direction = 'right-wise' if self.degrees > 0 else 'left-wise'
+        return f"Turned {direction} {abs(self.degrees)} deg."
+
+    def error_message(self, error_type: str) -> str:
+        return f"Bad angle {self.degrees}; use one of {self.VALID_DEGREES}."
+
+
+class ObserveBase(BaseAction):
+    def success_message(self, **kwargs) -> str:
+        return f"Seen: {kwargs.get('answer', 'nothing')}!"
+
+
+class ObserveAction(ObserveBase):
+    def execute(self, room, agent, **kwargs):
+        if not visible_objects:
+            answer = "Empty view."
+            return answer
+        final_answer = pairwise_answer
+        if local_answer:
+            final_answer += (
+                f"\\nNear pairs, your facing as north:\\n{local_answer}"
+            )
+        return final_answer
+
+
+class TermAction(BaseAction):
+    def success_message(self, **kwargs) -> str:
+        return "Stopped."
+
+
+class QueryBase(BaseAction):
+    def error_message(self, error_type: str) -> str:
+        return f"Query refused: {error_type}"
+
+
+class QueryAction(QueryBase):
+    def success_message(self, **kwargs) -> str:
+        return f"Location of {self.obj}: {kwargs.get('answer','unknown')}"
+
+    def execute(self, room, agent, **kwargs):
+        if self.obj != 'initial_pos' and (not room.has_object(self.obj)):
+            return ActionResult(False, self.get_feedback(False, "no such thing"), str(self), 'query', {})
+        observed_items = set(kwargs.get('observed_items', []))
+        if observed_items is not None and self.obj != 'initial_pos' and self.obj not in observed_items:
+            return ActionResult(False, self.get_feedback(False, "not seen yet"), str(self), 'query', {})
+"""
+EXPLORATION_SRC = """\
+class ExplorationManager:
+    def execute_action_sequence(self, action_sequence):
+        \"\"\"Run the moves, then the final action.\"\"\"
+        for action in action_sequence.motion_actions:
+            if not result.success:
+                obs_result = self._execute_and_update(ObserveAction())
+                obs_result.message = f"Rest dropped, looked instead: {obs_result.message}"
+                return action_results
+"""
+
 SYSTEM = "Reply in two parts:\nREASON: reasoning\nANSWER: answer"
 FOOTER = "Use this layout:\nREASON:\n[plan the next move]\nANSWER:\nActions: [ ... ]"
 
@@ -65,7 +148,8 @@ FOOTER = "Use this layout:\nREASON:\n[plan the next move]\nANSWER:\nActions: [ .
 def write_clone(root: Path, drop: str | None = None) -> Path:
     """A clone of theirs in the originals folder `root`, at the pinned commit."""
     clone = root / NAME
-    files = {PROMPTER: PROMPTER_SRC, UTILS: UTILS_SRC, FALSE_BELIEF: FB_SRC, "vagen/env/spatial/env.py": "\n"}
+    files = {PROMPTER: PROMPTER_SRC, UTILS: UTILS_SRC, FALSE_BELIEF: FB_SRC, "vagen/env/spatial/env.py": "\n",
+             ACTIONS: ACTIONS_SRC, EXPLORATION: EXPLORATION_SRC}  # fmt: skip
     for rel, text in files.items():
         if rel == drop:
             continue
@@ -203,3 +287,61 @@ def test_conversation_log_keeps_our_packed_observation(clone: Path) -> None:
     task.step("ANSWER:\nActions: [Observe()]")
     obs = task.observe("player")
     assert obs.turns is None and "Step 1: Actions: [Observe()]" in obs.text and obs.parts[-1].text == FOOTER
+
+
+def _run05(**options):
+    task = _task(ExploreTask, **options)
+    task.reset(next(i for i in task.instances(None, 0) if i.id.endswith("run05")))
+    return task
+
+
+def test_turn_results_are_their_sentences_filled(clone: Path) -> None:
+    """Observe(), Rotate, JumpTo, the close-pair note and an empty view: their methods' sentences
+    around our entries, in their order and layout (the recorded run05 turns, placeholders filled)."""
+    task = _run05()
+    words = task.texts.feedback
+    assert (
+        words.original
+        and words.nothing == "Empty view."
+        and words.rotated_text(-90) == "Turned left-wise 90 deg."
+    )
+    first = task.step("ANSWER:\nActions: [Observe()]").feedback
+    assert first == "Seen: Empty view.!\nTurns remaining: 19."
+    second = task.step("ANSWER:\nActions: [Rotate(90), Observe()]").feedback
+    assert second.startswith("Turned right-wise 90 deg. Seen: \n• shoes: front-slight-right, slightly far, ")
+    assert "\nNear pairs, your facing as north:\n• shoes is north, near to rubberduck" in second
+    assert second == render(RUN05_GPT52[1][1], words) + "\nTurns remaining: 18."
+    third = task.step("ANSWER:\nActions: [JumpTo(blue door), Observe()]").feedback
+    assert third == render(RUN05_GPT52[2][1], words) + "\nTurns remaining: 17."
+    assert third.startswith("At blue door now. Seen: Empty view.!")
+
+
+def test_failed_moves_and_queries_are_their_sentences(clone: Path) -> None:
+    task = _run05()
+    out = task.step("ANSWER:\nActions: [JumpTo(piano), Observe()]").feedback
+    assert (
+        out
+        == "No jump to piano: unknown thing. Rest dropped, looked instead: Seen: Empty view.!\nTurns remaining: 19."
+    )
+    assert task.step("ANSWER:\nActions: [Query(shoes)]").feedback.startswith("Query refused: not seen yet\n")
+    assert task.step("ANSWER:\nActions: [Query(piano)]").feedback.startswith("Query refused: no such thing\n")
+    task.step("ANSWER:\nActions: [Rotate(90), Observe()]")
+    assert task.step("ANSWER:\nActions: [Query(shoes)]").feedback.startswith("Location of shoes: (")
+    assert task.texts.feedback.rotate_failed_text(45, [0, 90]) == "Bad angle 45; use one of [0, 90]."
+
+
+def test_texts_ours_keeps_our_result_sentences(clone: Path) -> None:
+    task = _run05(texts="ours")
+    assert task.step("ANSWER:\nActions: [Rotate(90), Observe()]").feedback.startswith(render("<rot 90> "))
+    assert not task.texts.feedback.original
+
+
+def test_a_result_sentence_the_clone_lacks_names_file_and_symbol(tmp_path: Path, monkeypatch) -> None:
+    root = tmp_path / "originals"
+    write_clone(root)
+    (root / NAME / EXPLORATION).write_text(EXPLORATION_SRC.replace("obs_result.message =", "shown ="))
+    monkeypatch.setenv("PLAYBENCH_ORIGINALS", str(root))
+    with pytest.raises(
+        ConfigError, match=r"exploration_manager\.py: ExplorationManager\.execute_action_sequence:message"
+    ):
+        _task(ExploreTask)

@@ -23,15 +23,42 @@ from test_tos_scenes import RUN03_AGENT, RUN03_OBJECTS, RUN05_AGENT, RUN05_OBJEC
 
 from playbench.core.registry import make_task
 from playbench.tasks.tos.exploration import run_number
+from playbench.tasks.tos.feedback import OURS, Feedback
 from playbench.tasks.tos.prompts import STEPS_LEFT, TASK_FINISHED
 
-NOTE = 'Assume your current facing direction is called "north":'
+# Their messages are written with placeholders for the sentences around the facts (`render` fills
+# them with the words in use): <rot D>, <jump NAME>, <jumpfail NAME|REASON>, <failed> (the Observe()
+# that replaces the rest of a failed turn), <observe> (the Observe() result; its entries run to the
+# message's end, closed by the template's period), <nothing>, <note> (the close-pair note).
+NOTE = "<note>"
+
+
+def render(text: str, words: Feedback = OURS) -> str:
+    """A logged message with its placeholders (see above) filled with `words`."""
+    head, mark, body = text.partition("<observe>")
+    view = ""
+    if mark:
+        assert body.endswith("."), body
+        answer = body[:-1].replace("<nothing>", words.nothing)
+        entries, note, pairs = answer.partition("\n<note>\n")
+        view = words.observe_text(entries + (words.pairs_text(pairs) if note else ""))
+        if head.endswith("<failed>"):
+            head, view = head.removesuffix("<failed>"), words.failed_move_text(view)
+    head = re.sub(r"<rot (-?\d+)>", lambda m: words.rotated_text(int(m.group(1))), head)
+    head = re.sub(r"<jump ([^>]+)>", lambda m: words.jumped_text(m.group(1)), head)
+    head = re.sub(
+        r"<jumpfail ([^|]+)\|(\w+)>", lambda m: words.jump_failed_text(m.group(1), m.group(2)), head
+    )
+    assert "<" not in head, head
+    return head + view
+
+
 # (the reply's final answer, the environment's observation up to its steps-left line)
 RUN05_GPT52 = [
-    ("Actions: [Observe()]", "You observe: No objects in field of view.."),
+    ("Actions: [Observe()]", "<observe><nothing>."),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• shoes: front-slight-right, slightly far, facing backward\n"
         "• rubberduck: front-right, mid distance, facing left\n"
         "• alarmclock: front-left, mid distance, facing backward\n"
@@ -44,24 +71,24 @@ RUN05_GPT52 = [
     ),
     (
         "Actions: [JumpTo(blue door), Observe()]",
-        "You jumped to blue door. You observe: No objects in field of view..",
+        "<jump blue door> <observe><nothing>.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• shoppingcart: front, slightly far, facing forward\n"
         "• red chair: front-right, mid distance, facing forward.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• bike: front-left, mid distance, facing backward\n"
         "• pan: front-slight-right, slightly far, facing forward\n"
         "• desklamp: front-left, slightly far, facing left.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• shoes: front, mid distance, facing left\n"
         "• rubberduck: front-left, mid distance, facing forward\n"
         "• alarmclock: front-slight-left, slightly far, facing left\n"
@@ -73,11 +100,11 @@ RUN05_GPT52 = [
     ),
     (
         "Actions: [JumpTo(yellow door), Observe()]",
-        "You jumped to yellow door. You observe: No objects in field of view..",
+        "<jump yellow door> <observe><nothing>.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• laptop: front-left, slightly far, facing forward\n"
         "• airplane: front-left, slightly far, facing right\n"
         "• backpack: front-slight-left, slightly far, facing left\n"
@@ -104,39 +131,38 @@ ROOM2 = (
     "• airplane is west, near to backpack."
 )
 RUN05_GEMINI = [
-    ("Actions: [Observe()]", "You observe: No objects in field of view.."),
+    ("Actions: [Observe()]", "<observe><nothing>."),
     RUN05_GPT52[1],
-    ("Actions: [JumpTo(yellow door), Observe()]", "You jumped to yellow door. You observe: \n" + ROOM2),
+    ("Actions: [JumpTo(yellow door), Observe()]", "<jump yellow door> <observe>\n" + ROOM2),
     (
         "Actions: [JumpTo(books), Rotate(90), Observe()]",
-        "You jumped to books. You rotated clockwise 90°. You observe: No objects in field of view..",
+        "<jump books> <rot 90> <observe><nothing>.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n• yellow door: front, mid distance, on front wall.",
+        "<rot 90> <observe>\n• yellow door: front, mid distance, on front wall.",
     ),
     (
         "Actions: [JumpTo(yellow door), Rotate(-90), Observe()]",
-        "You jumped to yellow door. You rotated counterclockwise 90°. You observe: \n"
-        "• blue door: front-right, mid distance, on front wall.",
+        "<jump yellow door> <rot -90> <observe>\n• blue door: front-right, mid distance, on front wall.",
     ),
     (
         "Actions: [JumpTo(blue door), Observe()]",
-        "You jumped to blue door. " + RUN05_GPT52[3][1].split(". ", 1)[1],
+        "<jump blue door> " + RUN05_GPT52[3][1].split("> ", 1)[1],
     ),
     (
         "Actions: [JumpTo(shoppingcart), Rotate(-90), Observe()]",
-        "You jumped to shoppingcart. You rotated counterclockwise 90°. You observe: No objects in field of view..",
+        "<jump shoppingcart> <rot -90> <observe><nothing>.",
     ),
     (
         "Actions: [Rotate(180), Observe()]",
-        "You rotated clockwise 180°. You observe: \n"
+        "<rot 180> <observe>\n"
         "• red chair: front-right, mid distance, facing left\n"
         "• desklamp: front-slight-right, slightly far, facing left.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• bike: front-left, slightly far, facing right\n"
         "• red chair: front-left, mid distance, facing backward\n"
         "• blue door: front, slightly far, on front wall\n"
@@ -145,11 +171,11 @@ RUN05_GEMINI = [
     ),
     (
         "Actions: [JumpTo(blue door), Observe()]",
-        "You jumped to blue door. " + RUN05_GPT52[5][1].split(". ", 1)[1],
+        "<jump blue door> " + RUN05_GPT52[5][1].split("> ", 1)[1],
     ),
     (
         "Actions: [Rotate(-90), Observe()]",
-        "You rotated counterclockwise 90°. " + RUN05_GPT52[4][1].split(". ", 1)[1],
+        "<rot -90> " + RUN05_GPT52[4][1].split("> ", 1)[1],
     ),
     ("Actions: [Term()]", None),
 ]
@@ -178,7 +204,7 @@ def test_replay_reproduces_the_logged_observations_and_costs(scenes: Path, model
             assert task.done and result.feedback == TASK_FINISHED  # the exploration ended here
             break
         text, steps_left = result.feedback.rsplit("\n", 1)
-        assert text == logged, f"turn {k}"
+        assert text == render(logged), f"turn {k}"
         assert steps_left == STEPS_LEFT.format(left=20 - k)  # (texts=ours: our words, their count)
     m = task.outcome().metrics
     assert m["cost"] == want["action_cost"] and m["exploration_steps"] == want["steps"]
@@ -200,7 +226,7 @@ def test_replayed_observations_are_the_prompts_a_model_gets(scenes: Path) -> Non
     task.reset(inst)
     task.step("FINAL ANSWER:\nActions: [Rotate(90), Observe()]")
     text = task.observe("player").text
-    assert RUN05_GPT52[1][1] in text and STEPS_LEFT.format(left=19) in text
+    assert render(RUN05_GPT52[1][1]) in text and STEPS_LEFT.format(left=19) in text
 
 
 # --- recorded runs in the authors' layout ---------------------------------------------------
@@ -211,12 +237,12 @@ def test_replayed_observations_are_the_prompts_a_model_gets(scenes: Path) -> Non
 # and the changed room), `metrics.json`. The fixtures carry the facts of their runs; their prompt
 # texts and the model's reasoning are left out (placeholders in brackets).
 RUN03_DIR = "experiments/gemini-3-pro-preview/66b32ca3d0e68f66/text/active/think"
-FAILED_JUMP = "Cannot jump to 'yellow door': object not visible. "
-INSTEAD = "Subsequent actions are skipped due to failure, instead an observe is executed: "
+FAILED_JUMP = "<jumpfail yellow door|not_visible> "
+INSTEAD = "<failed>"
 RUN03_EXPLORATION = [  # (the reply's action list, the environment's answer up to its steps-left line)
     (
         "Actions: [Observe()]",
-        "You observe: \n"
+        "<observe>\n"
         "• teddybear: front-right, mid distance, facing right\n"
         "• bike: front-slight-right, slightly far, facing right\n"
         "• vase: front-left, mid distance\n"
@@ -225,23 +251,23 @@ RUN03_EXPLORATION = [  # (the reply's action list, the environment's answer up t
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• television: front, mid distance, facing right\n"
         "• green door: front-left, slightly far, on front wall.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: No objects in field of view..",
+        "<rot 90> <observe><nothing>.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• vase: front-right, mid distance\n"
         "• yellow door: front, mid distance, on front wall.",
     ),
     (
         "Actions: [JumpTo(yellow door), Observe()]",
-        "You jumped to yellow door. You observe: \n"
+        "<jump yellow door> <observe>\n"
         "• chair: front, near, facing left\n"
         "• desklamp: front-right, slightly far, facing forward\n"
         "• plant: front-slight-right, slightly far\n"
@@ -250,7 +276,7 @@ RUN03_EXPLORATION = [  # (the reply's action list, the environment's answer up t
     ),
     (
         "Actions: [JumpTo(chair), Observe()]",
-        "You jumped to chair. You observe: \n"
+        "<jump chair> <observe>\n"
         "• desklamp: front-right, mid distance, facing forward\n"
         "• plant: front-right, slightly far\n"
         f"{NOTE}\n"
@@ -258,27 +284,27 @@ RUN03_EXPLORATION = [  # (the reply's action list, the environment's answer up t
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• desklamp: front-left, mid distance, facing left\n"
         "• basket: front, mid distance.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n• yellow door: front, near, on front wall.",
+        "<rot 90> <observe>\n• yellow door: front, near, on front wall.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: No objects in field of view..",
+        "<rot 90> <observe><nothing>.",
     ),
     # facing south at the chair the yellow door is behind the agent's left shoulder: the jump fails
     # and an Observe() runs in its place
     (
         "Actions: [JumpTo(yellow door), Observe()]",
-        FAILED_JUMP + INSTEAD + "You observe: No objects in field of view..",
+        FAILED_JUMP + INSTEAD + "<observe><nothing>.",
     ),
     (
         "Actions: [Rotate(-90), JumpTo(yellow door), Observe()]",
-        "You rotated counterclockwise 90°. You jumped to yellow door. You observe: \n"
+        "<rot -90> <jump yellow door> <observe>\n"
         "• television: front, slightly far, facing right\n"
         "• teddybear: front-left, slightly far, facing forward\n"
         "• bike: front-left, slightly far, facing forward\n"
@@ -288,7 +314,7 @@ RUN03_EXPLORATION = [  # (the reply's action list, the environment's answer up t
     ),
     (
         "Actions: [JumpTo(green door), Observe()]",
-        "You jumped to green door. You observe: \n"
+        "<jump green door> <observe>\n"
         "• shoppingcart: front-right, slightly far, facing right\n"
         "• scooter: front-slight-right, mid distance, facing forward\n"
         "• shoes: front-right, slightly far, facing forward\n"
@@ -299,13 +325,13 @@ RUN03_EXPLORATION = [  # (the reply's action list, the environment's answer up t
     ),
     (
         "Actions: [JumpTo(scooter), Observe()]",
-        "You jumped to scooter. You observe: \n"
+        "<jump scooter> <observe>\n"
         "• shoes: front-right, mid distance, facing forward\n"
         "• shelf: front-left, mid distance.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• shoppingcart: front, near, facing forward\n"
         "• shoes: front-left, mid distance, facing left\n"
         f"{NOTE}\n"
@@ -313,64 +339,64 @@ RUN03_EXPLORATION = [  # (the reply's action list, the environment's answer up t
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n• green door: front-slight-right, mid distance, on front wall.",
+        "<rot 90> <observe>\n• green door: front-slight-right, mid distance, on front wall.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n• shelf: front-right, mid distance.",
+        "<rot 90> <observe>\n• shelf: front-right, mid distance.",
     ),
     ("Actions: [Term()]", None),  # the exploration ends here (their message: the task-finished text)
 ]
 RUN03_FALSE_BELIEF = [  # the second exploration in the changed scene, the same way
     (
         "Actions: [Observe()]",
-        "You observe: \n"
+        "<observe>\n"
         "• teddybear: front-right, mid distance, facing right\n"
         "• vase: front-left, mid distance\n"
         "• plant: front-slight-left, slightly far.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• television: front, mid distance, facing left\n"
         "• green door: front-left, slightly far, on front wall.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: No objects in field of view..",
+        "<rot 90> <observe><nothing>.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• vase: front-right, mid distance\n"
         "• yellow door: front, mid distance, on front wall.",
     ),
     (
         "Actions: [JumpTo(yellow door), Observe()]",
-        "You jumped to yellow door. You observe: \n"
+        "<jump yellow door> <observe>\n"
         "• chair: front, near, facing left\n"
         "• desklamp: front-right, slightly far, facing right.",
     ),
     (
         "Actions: [JumpTo(chair), Observe()]",
-        "You jumped to chair. You observe: \n• desklamp: front-right, mid distance, facing right.",
+        "<jump chair> <observe>\n• desklamp: front-right, mid distance, facing right.",
     ),
     (
         "Actions: [Rotate(90), Observe()]",
-        "You rotated clockwise 90°. You observe: \n"
+        "<rot 90> <observe>\n"
         "• desklamp: front-left, mid distance, facing forward\n"
         "• basket: front, mid distance.",
     ),
     (
         "Actions: [Rotate(90), JumpTo(yellow door), Observe()]",
-        "You rotated clockwise 90°. You jumped to yellow door. You observe: \n"
+        "<rot 90> <jump yellow door> <observe>\n"
         "• television: front, slightly far, facing left\n"
         "• teddybear: front-left, slightly far, facing forward\n"
         "• green door: front-left, slightly far, on front wall.",
     ),
     (
         "Actions: [JumpTo(green door), Observe()]",
-        "You jumped to green door. You observe: \n"
+        "<jump green door> <observe>\n"
         "• shoppingcart: front-right, slightly far, facing right\n"
         "• scooter: front-slight-right, mid distance, facing forward\n"
         "• bike: front-right, slightly far, facing forward\n"
@@ -494,7 +520,7 @@ def _split(message: str) -> tuple[str | None, int | None]:
 
 def _expected(text: str | None, left: int | None) -> str:
     """What playbench answers (texts=ours): the result and our steps-left line, or our end text."""
-    return TASK_FINISHED if text is None else f"{text}\n{STEPS_LEFT.format(left=left)}"
+    return TASK_FINISHED if text is None else f"{render(text)}\n{STEPS_LEFT.format(left=left)}"
 
 
 def _answers(task: Any) -> None:

@@ -8,6 +8,7 @@ from playbench.core.errors import ConfigError
 from playbench.core.registry import all_specs, make_task
 from playbench.core.types import Validity
 from playbench.tasks.tos.answers import QuestionTask
+from playbench.tasks.tos.feedback import OURS
 
 TOS = [s.id for s in all_specs() if s.id.startswith("tos/")]
 QUESTION_TASKS = [t for t in TOS if t not in ("tos/explore", "tos/cogmap", "tos/false-belief")]
@@ -116,7 +117,7 @@ def test_vision_observations_carry_legend_views_and_question_view(image_question
     assert (labels[-1] == "question-view") == image_questions  # theirs: the view is quoted as text
     assert sum(label.startswith("view-") for label in labels) == inst.optimal_steps - 2
     assert all(i.png.startswith(b"\x89PNG") for i in obs.images)
-    assert "You observe: <image>." in obs.text and "• " not in obs.text.split("Question:")[0]
+    assert OURS.observe_text("<image>") in obs.text and "• " not in obs.text.split("Question:")[0]
     assert task.outcome().success
 
 

@@ -2,6 +2,7 @@
 
 import pytest
 
+from playbench.tasks.tos.feedback import OURS
 from playbench.tasks.tos.world import (
     Gate,
     Pose,
@@ -156,16 +157,14 @@ def test_observation_text_reports_bins_orientation_and_gate_wall():
     assert "• sofa: front-left, mid distance, facing right" in text
     assert "• lamp: front, near" in text
     # the two are 2 apart: a close pair, in the agent's frame ("north" = its facing)
-    assert text.endswith(
-        'Assume your current facing direction is called "north":\n• lamp is east, near to sofa'
-    )
+    assert text.endswith(OURS.pairs_text("• lamp is east, near to sofa"))
     assert (
         observation_text(w, Pose(0, 0, "east"))
         == "• red door: front-slight-left, mid distance, on front wall"
     )
     # from inside room 1 the same door is on that room's west wall
     assert "red door: front, near, on front wall" in observation_text(w, Pose(5, 1, "west"))
-    assert observation_text(w, Pose(0, 0, "south")) == "No objects in field of view."
+    assert observation_text(w, Pose(0, 0, "south")) == OURS.nothing
     door_view = observation_text(w, Pose(3, 1, "east"))
     assert (
         "chair: front, near, facing backward" in door_view and "plant: front-left, mid distance" in door_view

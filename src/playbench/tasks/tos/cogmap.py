@@ -27,15 +27,15 @@ from playbench.tasks.tos.world import (
 
 COGMAP_PROMPT = """Build your cognitive map of the scene as one JSON object.
 Schema: every entry has "position": [x, y] (integers) and, for anything with a facing direction, "facing": one of "north", "east", "south", "west".
-Frame: global. The origin [0, 0] is your starting position and your starting facing direction is north (x grows to the east, y to the north); the world is a {width}×{height} grid.
-Content: every object and door you have observed (and nothing you have not), plus yourself under the key "agent" with your current position and facing. Objects that have a facing direction MUST carry the "facing" key.
-Example: {{"agent": {{"position": [2, 3], "facing": "east"}}, "chair": {{"position": [2, 4], "facing": "north"}}, "lamp": {{"position": [5, 1]}}}}
+Frame: global. The origin [0, 0] is where you started, and the way you faced then is north (x grows to the east, y to the north); the world is a {width}×{height} grid.
+Content: every object and door you have observed (and nothing you have not), plus yourself under the key "agent" with where you stand and face now. Objects that have a facing direction MUST carry the "facing" key.
+Example: {{"agent": {{"position": [1, -2], "facing": "south"}}, "table": {{"position": [3, -2], "facing": "west"}}, "lamp": {{"position": [4, 1]}}}}
 Reply with the JSON object (you may reason before it; the last JSON object in your reply is read)."""
 
 
 LOCAL_PROMPT = """Then give a second JSON object: your local map, in your own frame.
 Frame: local. It must include "origin": "agent"; the origin is your current position and +y is the direction you currently face (+x to your right). Positions are [x, y] in that frame; facings are "+x", "-x", "+y" or "-y" in that frame. Include only the objects and doors in your field of view from where you stand now (no "agent" entry; an empty view gives {"origin": "agent"}).
-Example: {"origin": "agent", "chair": {"position": [0, 1], "facing": "-y"}, "lamp": {"position": [-2, 3]}}
+Example: {"origin": "agent", "table": {"position": [1, 2], "facing": "+x"}, "lamp": {"position": [-1, 3]}}
 Reply with the global JSON object first and the local one after it."""
 LOCAL_FACINGS: dict[int, str] = {0: "+y", 90: "+x", 180: "-y", 270: "-x"}
 

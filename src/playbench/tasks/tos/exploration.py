@@ -345,12 +345,12 @@ class TosTask(EpisodeTask):
         for k, text in enumerate(turns, start=1):
             t = parse_turn(text, allow_return=self.config.return_action)
             assert isinstance(t, Turn), text
-            out = execute(self.world, self._pose, self._observed, t)
+            out = execute(self.world, self._pose, self._observed, t, self.texts.feedback)
             self._pose = out.pose
             self._observed |= set(out.seen)
             view = (0, out.observed_at) if out.observed_at else None
             self._log.append(LogEntry(k, t.canonical, self._result_text(out), view))
-        self._log.append(LogEntry(len(turns) + 1, "Actions: [Term()]", "Exploration terminated."))
+        self._log.append(LogEntry(len(turns) + 1, "Actions: [Term()]", self.texts.feedback.terminated))
         self._phase1_observed = self._observed
 
     def _phase_cap(self) -> int:
@@ -423,16 +423,17 @@ class TosTask(EpisodeTask):
 
     def _result_text(self, out: Outcome) -> str:
         """The turn's messages as the environment writes them (an image placeholder in vision)."""
-        if self.config.modality != "vision":
+        if self.config.modality != "vision" or out.view_message is None:
             return out.text
-        return " ".join(
-            re.sub(r"You observe: .*", "You observe: <image>.", m, flags=re.S) if "You observe:" in m else m
-            for m in out.messages
-        )
+        words = self.texts.feedback
+        view = words.observe_text("<image>")
+        messages = list(out.messages)
+        messages[out.view_message] = words.failed_move_text(view) if out.failed else view
+        return " ".join(messages)
 
     def _explore_step(self, t: Turn) -> StepResult:
         fb_phase = self._phase == "fb"
-        out = execute(self.world, self._pose, self._observed, t)
+        out = execute(self.world, self._pose, self._observed, t, self.texts.feedback)
         self._phase_steps += 1
         self._replies += 1
         self._pose = out.pose

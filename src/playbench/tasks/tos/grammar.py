@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from playbench.tasks.tos.feedback import OURS, Feedback
 from playbench.tasks.tos.world import (
     ROTATIONS,
     START,
@@ -216,6 +217,7 @@ class Outcome:
     changes: list[ChangedObject] | None = None
     changes_text: str | None = None
     query: dict[str, Any] | None = None
+    view_message: int | None = None  # the index of the Observe() message in `messages`
 
     @property
     def text(self) -> str:
@@ -225,15 +227,9 @@ class Outcome:
         self.counts[kind] = self.counts.get(kind, 0) + 1
 
 
-def _rotate_message(deg: int) -> str:
-    if deg == 0:
-        return "You rotated 0°."
-    return f"You rotated {'clockwise' if deg > 0 else 'counterclockwise'} {abs(deg)}°."
-
-
-def execute(world: World, pose: Pose, observed: frozenset[str], t: Turn) -> Outcome:
+def execute(world: World, pose: Pose, observed: frozenset[str], t: Turn, words: Feedback = OURS) -> Outcome:
     """Run a valid turn from `pose` (see the module docstring); `observed` are the names the agent
-    has observed so far (jumps and queries need them)."""
+    has observed so far (jumps and queries need them); `words` the result sentences (`feedback.py`)."""
     out = Outcome(pose=pose)
     by_name = {it.name: it for it in items_of(world)}
     cur = pose
@@ -241,53 +237,48 @@ def execute(world: World, pose: Pose, observed: frozenset[str], t: Turn) -> Outc
         failure = None
         if kind == "Rotate":
             if arg not in ROTATIONS:
-                failure = ("rotate_degrees", f"Cannot rotate by {arg}°: only {list(ROTATIONS)} allowed.")
+                failure = ("rotate_degrees", words.rotate_failed_text(arg, list(ROTATIONS)))
             else:
                 cur = Pose(cur.x, cur.y, turn(cur.facing, arg))
                 out.count("rotate")
-                out.messages.append(_rotate_message(arg))
+                out.messages.append(words.rotated_text(arg))
         elif kind == "Return":
             cur = START
             out.count("return")
-            out.messages.append("You returned to starting position and orientation.")
+            out.messages.append(words.returned)
         else:  # JumpTo
             it = by_name.get(arg)
             if it is None:
-                failure = ("not_found", f"Cannot jump to '{arg}': object not found.")
+                failure = ("not_found", words.jump_failed_text(arg, "not_found"))
             elif arg not in observed:
-                failure = ("not_observed", f"Cannot jump to '{arg}': object not observed yet.")
+                failure = ("not_observed", words.jump_failed_text(arg, "not_observed"))
             elif not (it.rooms & rooms_at(world, cur.x, cur.y)) or not in_fov(cur, it.x, it.y):
-                failure = ("not_visible", f"Cannot jump to '{arg}': object not visible.")
+                failure = ("not_visible", words.jump_failed_text(arg, "not_visible"))
             else:
                 cur = Pose(it.x, it.y, cur.facing)
                 out.count("move")
-                out.messages.append(f"You jumped to {arg}.")
+                out.messages.append(words.jumped_text(arg))
         if failure is not None:
             out.failed = failure[0]
             out.messages.append(failure[1])
             out.pose = cur
-            _observe(
-                world,
-                cur,
-                out,
-                prefix="Subsequent actions are skipped due to failure, instead an observe is executed: ",
-            )
+            _observe(world, cur, out, words, failed=True)
             return out
     out.pose = cur
     kind, arg = t.final
     if kind == "Observe":
-        _observe(world, cur, out)
+        _observe(world, cur, out, words)
     elif kind == "Query":
         it = by_name.get(arg)
         if arg == "initial_pos":
             out.query = {"name": arg, "x": 0, "y": 0, "facing": "north"}
         elif it is None:
             out.failed = "not_found"
-            out.messages.append("Cannot query: object not found")
+            out.messages.append(words.query_failed_text("not_found"))
             return out
         elif arg not in observed:
             out.failed = "not_observed"
-            out.messages.append("Cannot query: object not observed yet")
+            out.messages.append(words.query_failed_text("not_observed"))
             return out
         else:
             facing = gate_facing(world, arg) if it.is_gate else (it.facing or world.unoriented_facing)
@@ -296,22 +287,26 @@ def execute(world: World, pose: Pose, observed: frozenset[str], t: Turn) -> Outc
         answer = f"({q['x']}, {q['y']})" + (f", facing {q['facing']}" if q["facing"] else "")
         out.cost += ACTION_COST["query"]
         out.count("query")
-        out.messages.append(f"You query {arg}: {answer}")
+        out.messages.append(words.query_text(arg, answer))
     elif kind == "TermChanges":
         out.terminated = True
         out.changes_text, out.changes = arg
         out.count("term")
-        out.messages.append(f"Exploration terminated. Reported changes: {arg[0]}")
+        out.messages.append(words.terminated_changes_text(arg[0]))
     else:
         out.terminated = True
         out.count("term")
-        out.messages.append("Exploration terminated.")
+        out.messages.append(words.terminated)
     return out
 
 
-def _observe(world: World, pose: Pose, out: Outcome, prefix: str = "") -> None:
+def _observe(world: World, pose: Pose, out: Outcome, words: Feedback, failed: bool = False) -> None:
+    """Observe from `pose`; after a failed move, the message says the rest of the turn was replaced.
+    `view_message` keeps the message's index, so vision can put its image in place of the entries."""
     out.cost += ACTION_COST["observe"]
     out.count("observe")
     out.observed_at = pose
     out.seen = [i.name for i in visible_items(world, pose)]
-    out.messages.append(prefix + observe_message(world, pose))
+    message = observe_message(world, pose, words=words)
+    out.view_message = len(out.messages)
+    out.messages.append(words.failed_move_text(message) if failed else message)

@@ -71,9 +71,9 @@ GLOBAL_SPEC = """Global cognitive map:
 Example:
 ```json
 {
-    "agent": {"position": [2, 3], "facing": "east"},
-    "chair": {"position": [2, 4], "facing": "north"},
-    "sofa": {"position": [5, 1], "facing": "west"}
+    "agent": {"position": [1, -2], "facing": "south"},
+    "table": {"position": [3, -2], "facing": "west"},
+    "sofa": {"position": [4, 1], "facing": "north"}
 }
 ```"""
 
@@ -86,26 +86,26 @@ Note: the map must hold every object and every door.
 Example:
 ```json
 {
-    "agent": {"position": [2, 3], "facing": "east"},
-    "chair": {"position": [2, 4], "facing": "north"},
-    "sofa": {"position": [5, 1], "facing": "west"}
+    "agent": {"position": [1, -2], "facing": "south"},
+    "table": {"position": [3, -2], "facing": "west"},
+    "sofa": {"position": [4, 1], "facing": "north"}
 }
 ```"""
 
 LOCAL_SPEC = """Local cognitive map:
-- Layout: an "objects" dictionary; each object's position and facing are relative to you as you are now.
+- Layout: an "objects" dictionary whose positions and facings are taken from where you stand and face now.
 - Frame: it must contain "origin": "agent". The origin is your current position and facing:
   - +y is straight ahead of you;
   - facing +y, +x is to your right, -x to your left and -y behind you;
   - every position and facing is given in this frame.
-- Content: the "objects" dictionary holds every object and door in your current field of view; leave yourself out.
+- Content: the "objects" dictionary holds every object and door you can see from here now; leave yourself out.
 - Facing: "+x", "-x", "+y" or "-y" (the local axes).
 Example:
 ```json
 {
     "origin": "agent",
     "objects": {
-      "chair": {"position": [0, 1], "facing": "-x"}
+      "table": {"position": [1, 2], "facing": "+x"}
     }
 }
 ```"""

@@ -27,14 +27,14 @@ Each Observe() gives you a first-person image of what lies in your field of view
 - Egocentric bins (0° is ahead, + clockwise): [-45°, -22.5°) front-left; [-22.5°, 0°) front-slight-left; 0° front; (0°, 22.5°] front-slight-right; (22.5°, 45°] front-right; otherwise beyond-fov.
 - Cardinal bins (45° each, clockwise from north): north, north east, east, south east, south, south west, west, north west, each centred on its direction.
 - Distance bins: 0 same distance; (0, 2] near; (2, 4] mid distance; (4, 8] slightly far; (8, 16] far; (16, 32] very far; beyond 32 extremely far.
-The legend image shows every object of this environment on its own numbered tile; the numbers follow the object list. An object that has a facing direction is shown twice side by side: on the left with its front towards the camera, on the right with its front turned to the left. Objects without a meaningful facing are shown once."""
+The legend image shows every object of this environment on its own numbered tile; the numbers follow the object list. An object that has a facing direction is shown twice side by side: on the left with its front towards the camera, on the right with its front turned to the left. An object with no facing of its own is shown once."""
 
-GOAL = "Goal: keep the total COST as low as you can while you build a complete and accurate map of the environment."
+GOAL = "Goal: keep the total COST as low as you can while you build a full and correct map of every room."
 
 ROOMS = """Rooms (there may be several):
 - You see only inside the room you are in; doors block the view between rooms.
-- Exception: while you stand in a doorway the door is open and invisible, and you see into both rooms it joins.
-- Rooms are joined by doors in vertical (front/back) or horizontal (left/right) walls."""
+- Exception: standing on a door's point, the door no longer blocks your view and you see into both rooms it joins.
+- Doors sit in the walls between rooms: the front/back walls or the left/right ones."""
 
 ACTIONS = """You can jump to objects in your room and, through doors, in other rooms; you can turn and observe. Standing on a door you see objects of both rooms it joins (within your field of view).
 
@@ -44,25 +44,25 @@ Moves (<M>):
 - Rotate(DEG): turn relative to your current facing; positive is clockwise, negative counter-clockwise. Only -270, -180, -90, 0, 90, 180 and 270 are allowed.{return_line}
 Final actions (<F>):
 - Observe(): report the objects (doors included) in your field of view from where you stand, and the relations between objects in view that are close to each other, taking your current facing as "north" (a reference relative to you, not the true north). One Observe() at most, as the last action; never Term() after it.
-- Query(OBJ): the coordinates of an object you have already observed, with your initial position as the origin and north as +y. Costly: use it only to settle an ambiguity.
+- Query(OBJ): the coordinates of an object you have already observed, measured from where you started (0, 0), with north as +y. Costly: use it only to settle an ambiguity.
 - Term(): end the exploration. It must stand alone{term_note}, and only in your very last turn.
 
 Action grammar (a hard constraint):
 Actions: [ <M>* <F> ]
 <M> = "JumpTo(OBJ)" | "Rotate(DEG)"{return_alt}
 <F> = "Observe()" | "Query(OBJ)" | "Term()"
-- Zero, one or more <M>; no JumpTo in the first step.
-- Exactly one <F>, and it must be the last action.
-- No more than one Observe().
+- Any number of <M>, none at all included; the first step cannot contain a JumpTo.
+- One <F> exactly, placed last.
+- At most one Observe().
 - Term() may only appear alone{term_note}.
 - A turn that breaks any of these rules is invalid: nothing happens.
 Examples:
-Valid: Actions: [JumpTo(red door), Rotate(90), JumpTo(table), Observe()]
-Valid: Actions: [Query(table)]
-Invalid (no final action): Actions: [JumpTo(table)]
-Invalid (two final actions): Actions: [Observe(), Rotate(90), Observe()]
-Invalid (Term() with other actions): Actions: [JumpTo(table), Term()]
-- Observe() reports only from your last position and facing: after several jumps, you see from where you ended.
+Allowed: Actions: [JumpTo(blue door), Rotate(-90), JumpTo(sofa), Observe()]
+Allowed: Actions: [Query(sofa)]
+Not allowed, the final action is missing: Actions: [JumpTo(sofa)]
+Not allowed, two final actions: Actions: [Observe(), Rotate(180), Observe()]
+Not allowed, Term() together with a move: Actions: [JumpTo(sofa), Term()]
+- Observe() sees from where the turn leaves you: after several jumps, from the last point you reached.
 - Actions run in order. Your field of view is 90°.
 - If a move cannot be made, the remaining actions are skipped and you observe from where you are instead.
 
@@ -70,7 +70,7 @@ Costs: Observe() 1, Query(OBJ) 2; moves are free.
 
 Rules of thumb:
 - Cover everything in as few steps as you can.
-- Prefer actions that reveal unknown things; avoid repeating yourself.
+- Choose actions that uncover what you do not know yet; do not repeat yourself.
 - With a 90° field of view you cannot see what is outside it.
 - Keep track of your current pose and of your initial pose."""
 

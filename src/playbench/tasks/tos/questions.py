@@ -460,7 +460,7 @@ def question_pose(world: World, q: dict[str, Any]) -> Pose | None:
 def _origin_line(q: dict[str, Any]) -> str:
     if q.get("origin"):
         return f"Take the {q['origin']} as the new origin (0, 0).\n"
-    return "Keep your starting position as the origin (0, 0).\n"
+    return "The origin (0, 0) stays where you started.\n"
 
 
 def question_text(world: World, q: dict[str, Any], view_as_image: bool = False) -> str:
@@ -490,9 +490,9 @@ def question_text(world: World, q: dict[str, Any], view_as_image: bool = False) 
         )
         body = ("You are back at your starting position, facing north.\nThen you carried out a sequence of "
                 f"actions that left you at a new position and facing. There you observe:\n{seen}\n\n"
-                "Which action sequence led to this view? It must be valid and hold move actions only.")  # fmt: skip
+                "Which sequence of actions brings you to this view? It must be valid and hold move actions only.")  # fmt: skip
     elif fam == "allocentric-map":
-        body = ("Take your starting position as the origin (0, 0), facing north, and give allocentric "
+        body = ("With the origin (0, 0) where you started and north the way you faced there, give allocentric "
                 f"coordinates (x to the right/east, y up/north).\nObjects: {', '.join(q['objects'])}.")  # fmt: skip
     elif fam == "mental-rotation":
         body = ("You are back at your starting position, facing north.\nYou turn in place through a full "

@@ -4,7 +4,8 @@ the text map in `originals.py`) or ours (`texts=ours`, the paraphrases in `promp
 `TosTexts.ours()` gives our words; `TosTexts.original(source)` the authors', filled exactly as their
 environment fills them (`env.py`, `PromptManager` in `prompts/prompter.py`): the system message, the
 format footer that closes every exploration observation, the steps-left line, the answer to `Term()`,
-the result of an invalid reply and the false-belief instruction.
+the result of an invalid reply and the false-belief instruction; `feedback` holds the sentences of a
+turn's result (`feedback.py`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from playbench.core.original_texts import TextSource, fill
 from playbench.tasks.tos import prompts
+from playbench.tasks.tos.feedback import OURS, Feedback
 from playbench.tasks.tos.originals import REPO
 
 REFS = {ref.id: ref for ref in REPO.texts}
@@ -29,6 +31,7 @@ class TosTexts:
     task_finished: str
     invalid_action: str | None
     false_belief_template: str
+    feedback: Feedback = OURS
 
     @property
     def original(self) -> bool:
@@ -68,6 +71,7 @@ class TosTexts:
             task_finished=text["task_finished"],
             invalid_action=text["invalid_action"],
             false_belief_template=text["false_belief"],
+            feedback=Feedback.from_original(text),
         )
 
     def steps_left(self, left: int) -> str:

@@ -27,6 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from playbench.core.task import derive_seed
+from playbench.tasks.tos.feedback import OURS, Feedback
 
 Facing = Literal["north", "east", "south", "west"]
 FACINGS: tuple[str, ...] = ("north", "east", "south", "west")
@@ -344,25 +345,23 @@ def close_pairs(pose: Pose, seen: list[Item]) -> list[str]:
     return lines
 
 
-NOTHING_IN_VIEW = "No objects in field of view."
-CLOSE_PAIRS_NOTE = 'Assume your current facing direction is called "north":'
-
-
-def view_answer(world: World, pose: Pose, rooms: frozenset[int] | None = None) -> str:
+def view_answer(world: World, pose: Pose, rooms: frozenset[int] | None = None, words: Feedback = OURS) -> str:
     """What an Observe() reports from `pose`, as the environment writes it: one `• entry` line per
-    visible item after a line break, then the close pairs under the "north" note."""
+    visible item after a line break, then the close pairs after the note (`words`: `feedback.py`)."""
     seen = visible_items(world, pose, rooms=rooms)
     if not seen:
-        return NOTHING_IN_VIEW
+        return words.nothing
     text = "\n" + "\n".join(f"• {describe_item(world, pose, it, rooms)}" for it in seen)
     pairs = close_pairs(pose, seen)
     if pairs:
-        text += f"\n{CLOSE_PAIRS_NOTE}\n" + "\n".join(f"• {p}" for p in pairs)
+        text += words.pairs_text("\n".join(f"• {p}" for p in pairs))
     return text
 
 
-def observe_message(world: World, pose: Pose, rooms: frozenset[int] | None = None) -> str:
-    return f"You observe: {view_answer(world, pose, rooms)}."
+def observe_message(
+    world: World, pose: Pose, rooms: frozenset[int] | None = None, words: Feedback = OURS
+) -> str:
+    return words.observe_text(view_answer(world, pose, rooms, words))
 
 
 def observation_text(world: World, pose: Pose) -> str:
