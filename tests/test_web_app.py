@@ -495,3 +495,9 @@ def test_play_shows_a_tasks_own_earlier_turns_and_their_images(client):
     src = re.search(r'<img src="([^"]+)"', earlier[1]).group(1)
     assert client.get(src).status_code == 200
     assert text.index("you were at 1") < text.index("position 0, target 4")
+
+
+def test_the_run_page_shows_each_tasks_fidelity_stamp(client):
+    page = client.get(f"/run/{run_ids(client)['random']}").text
+    assert "fidelity: ivispar/sgp-2d" in page
+    assert "texts ours · data original@725ee6c, converted · model side no model" in page
