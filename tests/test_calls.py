@@ -64,7 +64,9 @@ def test_ivispar_vision_episode_with_a_captioner(tmp_path):
         {"*": AgentSpec("llm", model, {"history": 1, "captioner": model})},
         str(out),
         episodes=2,
-        task_options={"max_steps": 3},
+        # packed: the agent's own window (--history 1) is what this test records; the default chat is
+        # the task's own conversation (Observation.turns), which replaces that window
+        task_options={"max_steps": 3, "conversation": "packed"},
     )
     asyncio.run(execute(config))
     calls = check_calls_and_replay(out)

@@ -14,7 +14,7 @@ def colours(png: bytes) -> set[tuple[int, int, int]]:
 
 def first_current_image(task):
     task.reset(task.instances(3, 0)[2])
-    return task.observe("player").images[-1].png
+    return task.observe("player").all_images[-1].png
 
 
 @pytest.mark.parametrize("modality", ["2d", "3d"])

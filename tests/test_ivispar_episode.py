@@ -9,7 +9,7 @@ from playbench.core.episode import EPISODE_OVER
 from playbench.core.errors import ConfigError
 from playbench.core.registry import make_task
 from playbench.core.termination import Termination
-from playbench.core.types import Validity
+from playbench.core.types import TextPart, Turn, Validity
 from playbench.tasks.ivispar.schema import SGPInstance
 from playbench.tasks.ivispar.sgp import SlidingGeomTask
 from playbench.tasks.ivispar.stp import SlidingTileTask
@@ -106,7 +106,10 @@ def test_observation_data_mirrors_the_states_shown(task_id):
     # the window holds the last step only: the state it started from, the move and its result
     [past] = obs.data["past"]
     assert past["state"] == before and past["action"].startswith("move ")  # shown as the command
-    assert past["result"] in obs.text and obs.data["current"] == task.state()["board"]
+    # the past state, the action taken in it and (move_results) its result, as turns before the step text
+    assert [t.role for t in obs.turns] == ["user", "assistant", "user"]
+    assert obs.turns[-1] == Turn("user", [TextPart(f"Result: {past['result']}")])
+    assert obs.data["current"] == task.state()["board"]
 
 
 def test_board_inference_ends_on_its_one_answer_read_or_not():

@@ -31,6 +31,27 @@ def optimal_reply(request: dict) -> str:
     return f"The {names[geom]} should move.\naction: move {names[geom]} {DIRECTIONS[direction]}"
 
 
+def blocks(body, kind: str) -> list[dict]:
+    """The content blocks of type `kind` in every message of a request, in order."""
+    return [
+        b
+        for m in body["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b["type"] == kind
+    ]
+
+
+def shape(body) -> list[str]:
+    """A request as its roles, each user message tagged by what it holds (image or text)."""
+    out = []
+    for m in body["messages"]:
+        content = m["content"] if isinstance(m["content"], list) else [{"type": "text"}]
+        kinds = {"image_url": "image", "image": "image", "text": "text"}
+        out.append(m["role"] + ":" + "+".join(kinds[b["type"]] for b in content))
+    return out
+
+
 def records(out):
     return [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]
 
@@ -94,14 +115,23 @@ def test_2d_modality_sends_png_data_uris_with_past_window(tmp_path):
     assert code == 0
     image_counts = []
     for body in bodies:
-        parts = body["messages"][-1]["content"]
-        urls = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
+        urls = [p["image_url"]["url"] for p in blocks(body, "image_url")]
         for url in urls:
             assert url.startswith("data:image/png;base64,")
             assert base64.b64decode(url.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
         image_counts.append(len(urls))
-    # goal + current, then up to past_window=2 past images in between
+    # goal + current, then up to past_window=2 past images before them
     assert image_counts == [2, 3, 4, 4]
+    # the original's chat: each past image a user turn and the action taken an assistant turn, then
+    # the goal and the active image as two user turns and the step text as the last user message
+    step = ["user:image", "user:image", "user:text"]
+    past = ["user:image", "assistant:text"]
+    assert [shape(b) for b in bodies] == [
+        ["system:text", *step],
+        ["system:text", *past, *step],
+        ["system:text", *past, *past, *step],
+        ["system:text", *past, *past, *step],
+    ]
     (rec,) = records(out)
     assert rec["steps"] == 4 and rec["usage"]["calls"] == 4
     traj = [json.loads(x) for x in (out / rec["trajectory"]).read_text().splitlines()]
@@ -132,7 +162,7 @@ def test_3d_modality_llm_run(tmp_path):
         bodies = list(srv.requests)
     assert code == 0 and len(bodies) == 4
     for body in bodies:
-        urls = [p["image_url"]["url"] for p in body["messages"][-1]["content"] if p["type"] == "image_url"]
+        urls = [p["image_url"]["url"] for p in blocks(body, "image_url")]
         assert urls and all(u.startswith("data:image/png;base64,") for u in urls)
     assert all(r["error"] is None and r["usage"]["calls"] == 2 for r in records(out))
 
@@ -187,10 +217,10 @@ def test_anthropic_receives_base64_image_blocks(tmp_path, monkeypatch):
         )
         body = srv.requests[0]
     assert code == 0
-    blocks = [b for b in body["messages"][-1]["content"] if b["type"] == "image"]
-    assert len(blocks) == 2
-    assert all(b["source"]["media_type"] == "image/png" for b in blocks)
-    assert base64.b64decode(blocks[0]["source"]["data"])[:4] == b"\x89PNG"
+    images = blocks(body, "image")
+    assert len(images) == 2  # the goal and the active image, each in a user message
+    assert all(b["source"]["media_type"] == "image/png" for b in images)
+    assert base64.b64decode(images[0]["source"]["data"])[:4] == b"\x89PNG"
 
 
 def test_stp_llm_run_in_each_modality(tmp_path):
@@ -221,6 +251,6 @@ def test_stp_llm_run_in_each_modality(tmp_path):
         assert code == 0
         (rec,) = records(out)
         assert rec["error"] is None and rec["steps"] == 2 and rec["usage"]["calls"] == 2
-        content = body["messages"][-1]["content"]
-        has_images = isinstance(content, list) and any(p["type"] == "image_url" for p in content)
-        assert has_images == (modality != "text")
+        assert bool(blocks(body, "image_url")) == (modality != "text")
+        # the geom puzzle's chat shape: one past state (user) and the action taken (assistant) first
+        assert [m["role"] for m in body["messages"][:3]] == ["system", "user", "assistant"]

@@ -47,7 +47,12 @@ def test_gpt4o_text_run_sends_500_tokens_and_temperature_half(tmp_path):
     for body in bodies:
         assert body["max_tokens"] == 500 and body["temperature"] == 0.5
         assert "top_p" not in body and "max_completion_tokens" not in body
-        assert len(body["messages"]) == 2  # system + the one observation: no chat kept
+    # the task's own chat (history 0: the agent keeps none): system + step text, then the past state
+    # and the action taken in it before the step text
+    assert [[m["role"] for m in b["messages"]] for b in bodies] == [
+        ["system", "user"],
+        ["system", "user", "assistant", "user"],
+    ]
     settings = _seat(tmp_path / "a", "ivispar/sgp")
     assert settings["temperature"] == {"value": 0.5, "source": "paper"}
     assert settings["max_tokens"] == {"value": 500, "source": "paper"}
@@ -61,7 +66,8 @@ def test_gpt4o_image_run_sends_no_temperature(tmp_path):
         (body,) = srv.requests
     assert code == 0
     assert body["max_tokens"] == 500 and "temperature" not in body
-    urls = [p["image_url"] for p in body["messages"][-1]["content"] if p["type"] == "image_url"]
+    images = [p for m in body["messages"] if isinstance(m["content"], list) for p in m["content"]]
+    urls = [p["image_url"] for p in images if p["type"] == "image_url"]
     assert urls and all(u["url"].startswith("data:image/png;base64,") and "detail" not in u for u in urls)
     settings = _seat(tmp_path / "b", "ivispar/sgp-2d")
     assert settings["temperature"] == {"value": None, "source": "provider default"}

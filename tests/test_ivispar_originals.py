@@ -287,6 +287,16 @@ def test_vision_observations_in_gemini_layout_are_one_message(clone):
     ]
 
 
+def test_conversation_packed_puts_their_chat_in_one_user_message(clone):
+    """Our option conversation=packed with their texts: their turns' parts, in order, then the step text."""
+    options = {"texts": "original", "originals": str(clone), "image_size": 96}
+    chat, _, _ = _played(make_task("ivispar/sgp-2d", **options))
+    packed, _, _ = _played(make_task("ivispar/sgp-2d", conversation="packed", **options))
+    turns, obs = chat.observe("player"), packed.observe("player")
+    assert obs.turns is None
+    assert obs.parts == [p for t in turns.turns for p in t.parts] + turns.parts
+
+
 def test_our_extensions_keep_their_place_with_the_original_texts(clone):
     options = {"texts": "original", "originals": str(clone), "move_results": True, "step_counter": True}
     task, _, _ = _played(make_task("ivispar/sgp", **options))

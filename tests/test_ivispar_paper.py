@@ -16,7 +16,8 @@ from playbench.core.errors import ConfigError
 from playbench.core.metrics import aggregate_metrics
 from playbench.core.registry import make_task
 from playbench.core.task import instance_set_digest
-from playbench.core.types import Validity
+from playbench.core.types import ImagePart, TextPart, Turn, Validity
+from playbench.tasks.ivispar import prompts
 from playbench.tasks.ivispar.board import manhattan_sum
 from playbench.tasks.ivispar.paper_data import (
     build,
@@ -384,14 +385,68 @@ def test_the_oracle_has_no_deviation_and_the_originals_random_sequences_have_the
     assert fmean(deviations) == pytest.approx(7.5, abs=0.01)
 
 
-def test_vision_observations_follow_the_originals_order():
-    task = make_task("ivispar/sgp-2d", image_size=96)
+def _played(task_id: str, **options):
+    """A paper board after an unreadable reply and one oracle move; (task, the move as shown)."""
+    task = make_task(task_id, image_size=96, **options)
     task.reset(paper_boards()[3])
     task.step("no idea")
     move = task.oracle_action("player")
     task.step(move)
-    parts = task.observe("player").parts
-    kinds = [getattr(p, "label", None) or p.text.split(":")[0].split("\n")[0] for p in parts]
+    return task, move.removeprefix("action: ")
+
+
+def test_vision_observations_are_the_originals_chat_in_our_words():
+    """texts=ours sends GPT4Agent's conversation: each past image a user turn, the action taken in it an
+    assistant turn, the goal and the active image two user turns, the step text the last user message."""
+    task, move = _played("ivispar/sgp-2d")
+    obs = task.observe("player")
+    first, second = task._history[-2][0], task._history[-1][0]  # the states the two actions started from
+    assert obs.turns == [
+        Turn("user", [ImagePart(task.image(first, "past"), label="past")]),
+        Turn("assistant", [TextPart(f"Action taken: {NO_ACTION_NOTE}")]),  # our note (no command read)
+        Turn("user", [ImagePart(task.image(second, "past"), label="past")]),
+        Turn("assistant", [TextPart(f"Action taken: {move}")]),
+        Turn("user", [ImagePart(task.image(task._goal, "goal"), label="goal")]),
+        Turn("user", [ImagePart(task.image(task.board_state, "current"), label="current")]),
+    ]
+    assert obs.parts == [TextPart(prompts.vision_block())]
+    assert "labelled active on a blue background" in obs.text
+
+
+def test_text_observations_are_the_originals_chat_in_our_words():
+    """In text, each past state a user turn and the action taken an assistant turn, numbered from 1 over
+    the window at every call; the step text (goal and active states) the last user message."""
+    task, move = _played("ivispar/sgp")
+    first, second = task._history[-2][0], task._history[-1][0]
+    obs = task.observe("player")
+    assert obs.turns == [
+        Turn("user", [TextPart(f"Previous state 1:\n{task.listing(first)}")]),
+        Turn("assistant", [TextPart(f"Action taken in state 1: {NO_ACTION_NOTE}")]),
+        Turn("user", [TextPart(f"Previous state 2:\n{task.listing(second)}")]),
+        Turn("assistant", [TextPart(f"Action taken in state 2: {move}")]),
+    ]
+    assert obs.parts == [
+        TextPart(prompts.text_block(task.listing(task._goal), task.listing(task.board_state)))
+    ]
+    task.step(task.oracle_action("player"))  # the window moves on and is numbered from 1 again
+    later = task.observe("player")
+    assert [t.parts[0].text.split(":")[0] for t in later.turns] == [
+        "Previous state 1",
+        "Action taken in state 1",
+        "Previous state 2",
+        "Action taken in state 2",
+    ]
+    assert later.turns[1].parts == [TextPart(f"Action taken in state 1: {move}")]
+    assert "(no valid action found)" not in "".join(p.text for t in obs.turns for p in t.parts)
+
+
+def test_conversation_packed_puts_everything_in_one_user_message():
+    """Our option conversation=packed: no turns; the past, the goal and the active state in one message,
+    in the original's order (the form of earlier versions of this suite)."""
+    task, move = _played("ivispar/sgp-2d", conversation="packed")
+    obs = task.observe("player")
+    assert obs.turns is None
+    kinds = [getattr(p, "label", None) or p.text.split(":")[0].split("\n")[0] for p in obs.parts]
     assert kinds == [
         "past",
         "Your action there",
@@ -401,12 +456,9 @@ def test_vision_observations_follow_the_originals_order():
         "current",
         "## The images",
     ]
-    # texts=ours: our note for a reply without a command (texts=original: test_ivispar_originals.py)
-    assert parts[1].text == f"Your action there: {NO_ACTION_NOTE}"
-    assert parts[3].text == f"Your action there: {move.removeprefix('action: ')}"
-    assert "labelled active on a blue background" in parts[-1].text
-    text = make_task("ivispar/sgp")
-    text.reset(paper_boards()[3])
-    text.step("I would move something up.")
-    assert f"Your action in state 1: {NO_ACTION_NOTE}\n" in text.observe("player").text
-    assert "(no valid action found)" not in text.observe("player").text
+    assert obs.parts[1].text == f"Your action there: {NO_ACTION_NOTE}"
+    assert obs.parts[3].text == f"Your action there: {move}"
+    text, _ = _played("ivispar/sgp", conversation="packed")
+    shown = text.observe("player")
+    assert shown.turns is None
+    assert f"Your action in state 1: {NO_ACTION_NOTE}\n" in shown.text

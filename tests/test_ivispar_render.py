@@ -43,8 +43,8 @@ def test_images_are_pngs_of_the_configured_size(setup):
         task = make_task("ivispar/sgp-2d", image_size=size)
         obs = play(task, inst, actions)
         # the original's order: past states first, then the goal, the active (current) state last
-        assert [im.label for im in obs.images] == ["past", "past", "goal", "current"]
-        for im in obs.images:
+        assert [im.label for im in obs.all_images] == ["past", "past", "goal", "current"]
+        for im in obs.all_images:
             img = decode(im.png)
             assert img.size == (size, size * 3 // 4)  # the original's 4:3 (1200x900)
 
@@ -53,10 +53,10 @@ def test_images_are_deterministic_and_state_dependent(setup):
     inst, actions = setup
     a = play(make_task("ivispar/sgp-2d"), inst, actions)
     b = play(make_task("ivispar/sgp-2d"), inst, actions)
-    assert [im.png for im in a.images] == [im.png for im in b.images]
+    assert [im.png for im in a.all_images] == [im.png for im in b.all_images]
     start = play(make_task("ivispar/sgp-2d"), inst, [])
-    assert start.images[0].png == a.images[-2].png  # goal image never changes
-    assert start.images[-1].png != a.images[-1].png  # the current board moved
+    assert start.all_images[0].png == a.all_images[-2].png  # goal image never changes
+    assert start.all_images[-1].png != a.all_images[-1].png  # the current board moved
 
 
 def test_frame_colours_tell_the_kind():
@@ -86,7 +86,7 @@ def test_geoms_are_drawn_in_their_colour_on_their_tile(setup):
     inst, actions = setup
     task = make_task("ivispar/sgp-2d")
     obs = play(task, inst, actions)
-    img = decode(obs.images[-1].png)
+    img = decode(obs.all_images[-1].png)
     board = inst.board()
     lay = layout(board.width, board.height, img.width)
     occupied = set()
@@ -129,7 +129,7 @@ def test_labels_option_and_every_shape_renders():
 def test_text_modality_has_no_images(setup):
     inst, actions = setup
     obs = play(make_task("ivispar/sgp"), inst, actions)
-    assert obs.images == []
+    assert obs.all_images == []
 
 
 @pytest.mark.parametrize(
@@ -142,8 +142,8 @@ def test_the_default_frames_are_the_originals_1200_by_900(task_id):
     task = make_task(task_id)
     assert task.config.image_size == 1200
     task.reset(task.instances(1, 0)[0])
-    images = task.observe("player").images
+    images = task.observe("player").all_images
     assert images and all(decode(im.png).size == (1200, 900) for im in images)
     small = make_task(task_id, image_size=512)
     small.reset(small.instances(1, 0)[0])
-    assert all(decode(im.png).size == (512, 384) for im in small.observe("player").images)
+    assert all(decode(im.png).size == (512, 384) for im in small.observe("player").all_images)

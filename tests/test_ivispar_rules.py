@@ -8,7 +8,7 @@ import pytest
 
 from playbench.core.errors import ConfigError
 from playbench.core.registry import make_task
-from playbench.core.types import Validity
+from playbench.core.types import TextPart, Validity
 from playbench.tasks.ivispar.board import DIRECTIONS, get_board
 from playbench.tasks.ivispar.schema import GeomSpec, SGPInstance
 from playbench.tasks.ivispar.sgp import COUNTERS, SlidingGeomTask
@@ -253,6 +253,12 @@ def task_ineffective(inst: SGPInstance, action: str) -> bool:
 
 
 # --- observations -----------------------------------------------------------------------------
+def conversation(obs) -> str:
+    """The text of everything after the system prompt: the task's turns, then the step's message."""
+    turns = [p.text for t in obs.turns or [] for p in t.parts if isinstance(p, TextPart)]
+    return "\n".join([*turns, obs.text])
+
+
 def listing_after(text: str, title: str) -> list[tuple[str, str, str]]:
     """The `<COORD> <color> <shape>` lines that follow the line `title` in an observation."""
     lines = text.splitlines()
@@ -287,16 +293,17 @@ def test_text_observation_shows_only_the_states_in_the_originals_layout():
     for a in actions:
         task.step(a)
     obs = task.observe("player")
-    assert obs.text.count("Previous state") == 2 and obs.feedback == ""
+    assert [t.role for t in obs.turns] == ["user", "assistant", "user", "assistant"] and obs.feedback == ""
+    assert conversation(obs).count("Previous state") == 2
     # the past actions as the original shows them: the command it cut out of the reply
-    assert f"Your action in state 1: {actions[1].removeprefix('action: ')}" in obs.text
-    assert "Your action in state 2: move red cube sideways" in obs.text
-    assert "Result" not in obs.text and "of at most" not in obs.text
+    assert obs.turns[1].parts == [TextPart(f"Action taken in state 1: {actions[1].removeprefix('action: ')}")]
+    assert obs.turns[3].parts == [TextPart("Action taken in state 2: move red cube sideways")]
+    assert "Result" not in conversation(obs) and "of at most" not in conversation(obs)
     assert obs.step == 3
     task0 = make_task("ivispar/sgp", past_window=0)
     task0.reset(inst)
     task0.step("hello")
-    assert "Previous state" not in task0.observe("player").text
+    assert task0.observe("player").turns == []
 
 
 def test_after_an_illegal_move_the_default_observation_carries_no_verdict():
@@ -310,12 +317,18 @@ def test_after_an_illegal_move_the_default_observation_carries_no_verdict():
             task.step(action)
         obs = quiet.observe("player")
         assert obs.feedback == "" and obs.parts[-1].text.endswith(fixed.split("## You are also given")[1])
-        shown = "\n".join(p.text for p in obs.parts if hasattr(p, "text") and p is not obs.parts[-1])
+        assert obs.parts == [TextPart(obs.parts[-1].text)]  # the step's text alone after the turns
+        shown = "\n".join(p.text for t in obs.turns for p in t.parts if isinstance(p, TextPart))
         for word in ("occupied", "out of bounds", "blocked", "failed", "leave the board", "not a geom"):
             assert word not in shown, (action, word)
         extra = told.observe("player")
-        assert "Result: " in extra.text and extra.feedback and "of at most 20" in extra.text
-    assert "occupied" in told.observe("player").text or "leave the board" in told.observe("player").text
+        # move_results: each result a user turn after its action; step_counter: a part after the step text
+        results = [t.parts[0].text for t in extra.turns if t.parts[0].text.startswith("Result: ")]
+        assert results and extra.feedback and extra.parts[-1].text.endswith(" of at most 20.")
+        assert [t.role for t in extra.turns][:3] == ["user", "assistant", "user"]
+    assert "occupied" in conversation(told.observe("player")) or "leave the board" in conversation(
+        told.observe("player")
+    )
 
 
 def test_instructions_carry_the_originals_facts_and_extra_facts_adds_ours():

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from playbench.core.errors import ConfigError
 from playbench.core.registry import make_task
-from playbench.core.types import Validity
+from playbench.core.types import TextPart, Turn, Validity
 from playbench.tasks.ivispar.actions import ParseFailure
 from playbench.tasks.ivispar.board import get_board
 from playbench.tasks.ivispar.stp import COUNTERS, SlidingTileTask
@@ -184,19 +184,29 @@ def test_observation_text_shows_goal_past_window_and_current():
     task.step("action: move 10 right")
     obs = task.observe("player")
     text = obs.text
-    # the geom puzzle's paper layout: past states first, then the goal and the active state
-    first, goal, active = "Previous state 1:", "The goal state is the first board:", "The active state is"
-    assert text.index(first) < text.index(goal) < text.index(active)
-    assert "move 7 up" not in text  # outside the window of one
-    assert "Your action in state 1: move 10 right" in text and "Result" not in text
+    # the geom puzzle's conversation: the past state a user turn and the action taken in it an assistant
+    # turn, then the step text with the goal and the active state
+    [seen, said] = obs.turns
+    assert seen.role == "user" and seen.parts[0].text.startswith("Previous state 1:\n")
+    assert said == Turn("assistant", [TextPart("Action taken in state 1: move 10 right")])
+    goal, active = "The goal state is the first board:", "The active state is"
+    assert text.index(goal) < text.index(active)
+    assert "move 7 up" not in text + seen.parts[0].text  # outside the window of one
+    assert "Result" not in text
     assert obs.legal_actions == task.legal_actions() and obs.feedback == ""
     assert "move <tile number> <direction>" in obs.instructions and "corner" not in obs.instructions
     told = SlidingTileTask(past_window=1, move_results=True, extra_facts=True)
     told.reset(near_goal())
     told.step("action: move 10 right")
     obs = told.observe("player")
-    assert "Result: move 10 right: tile 10 slid" in obs.text and obs.feedback.startswith("move 10 right")
+    assert obs.turns[-1].parts[0].text.startswith("Result: move 10 right: tile 10 slid")
+    assert obs.feedback.startswith("move 10 right")
     assert "bottom-right corner (D1)" in obs.instructions
+    packed = SlidingTileTask(past_window=1, conversation="packed")
+    packed.reset(near_goal())
+    packed.step("action: move 10 right")
+    obs = packed.observe("player")
+    assert obs.turns is None and "Your action in state 1: move 10 right" in obs.text
 
 
 # --- parser ------------------------------------------------------------------------------------
@@ -451,14 +461,14 @@ def test_2d_images_are_deterministic_pngs():
     task.reset(near_goal())
     task.step("action: move 11 left")
     obs = task.observe("player")
-    labels = [i.label for i in obs.images]
+    labels = [i.label for i in obs.all_images]
     assert labels == ["past", "goal", "current"]
-    assert all(i.png.startswith(b"\x89PNG\r\n\x1a\n") for i in obs.images)
+    assert all(i.png.startswith(b"\x89PNG\r\n\x1a\n") for i in obs.all_images)
     again = SlidingTileTask(modality="2d", image_size=256)
     again.reset(near_goal())
     again.step("action: move 11 left")
-    assert [i.png for i in again.observe("player").images] == [i.png for i in obs.images]
-    assert obs.images[1].png != obs.images[2].png
+    assert [i.png for i in again.observe("player").all_images] == [i.png for i in obs.all_images]
+    assert obs.all_images[1].png != obs.all_images[2].png
     assert "## The images" in obs.text and "labelled active" in obs.text
 
 

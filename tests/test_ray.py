@@ -151,6 +151,9 @@ def test_3d_episode_renders_in_a_worker_process(tmp_path):
     assert rec["error"] is None and rec["success"]
     steps = lines(out / rec["trajectory"])
     names = {image["file"] for step in steps for image in step["images"]}
+    names |= {
+        image["file"] for step in steps for turn in step["turns_before"] or [] for image in turn["images"]
+    }
     assert names
     for name in names:
         assert (out / "trajectories" / name).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")

@@ -296,11 +296,11 @@ def test_sgp_3d_modality_plays_an_episode_with_oracle_moves():
     task.reset(inst)
     while not task.done:
         obs = task.observe("player")
-        for im in obs.images:
+        for im in obs.all_images:  # the past, goal and current frames, in the chat's turns
             assert decode(im.png).size == (256, 192)
         task.step(task.oracle_action("player"))
     assert task.outcome().success and task.outcome().steps == inst.optimal_steps
-    labels = sorted(im.label for im in task.observe("player").images)
+    labels = sorted(im.label for im in task.observe("player").all_images)
     assert labels == ["current", "goal", "past", "past"]
 
 

@@ -135,7 +135,12 @@ def test_captioner_describes_images_for_a_text_only_model(tmp_path):
             assert has_image
             seen["captions"] += 1
             return "A board with a red cube at a1."
-        assert not has_image and "A board with a red cube at a1." in last_user_text(request)
+        # every message the reasoner gets (the chat's earlier turns hold the board images): text only
+        sent = [m["content"] for m in request["messages"]]
+        parts = [p for c in sent if isinstance(c, list) for p in c]
+        texts = [c for c in sent if isinstance(c, str)] + [p.get("text", "") for p in parts]
+        assert not any(p.get("type") == "image_url" for p in parts)
+        assert any("A board with a red cube at a1." in t for t in texts)
         seen["actions"] += 1
         return "action: move red cube up"
 

@@ -85,7 +85,11 @@ def build_html(runs: list[dict[str, Any]], budget: int = REPLAY_BUDGET_BYTES) ->
             pending: dict[str, str] = {}
             size = sum(len(str(s)) for s in steps) + sum(len(str(c)) for c in calls)
             for step in steps:
-                for image in step.get("images") or []:
+                earlier = step.get("turns_before") if isinstance(step.get("turns_before"), list) else []
+                shown = list(step.get("images") or []) + [
+                    image for turn in earlier if isinstance(turn, dict) for image in turn.get("images") or []
+                ]
+                for image in shown:
                     if isinstance(image, dict) and isinstance(image.get("file"), str):
                         images.reference(run, image["file"], pending)
             for call in calls:

@@ -592,6 +592,44 @@ def _field(label: str, value: Any, pre: bool = False, cls: str = "") -> str:
     return f'<div class="field"><div class="label">{esc(label)}</div>{body}</div>'
 
 
+def _figures(run: dict[str, Any], images: Any, links: Links) -> list[str]:
+    out = []
+    for image in images if isinstance(images, list) else []:
+        if not isinstance(image, dict) or not isinstance(image.get("file"), str):
+            continue
+        label = image.get("label") or "image"
+        out.append(
+            f'<figure><img data-src="{esc(links.image(run, image["file"]))}" alt="{esc(label)}" decoding="async">'
+            f"<figcaption>{esc(label)}</figcaption></figure>"
+        )
+    return out
+
+
+def _turns_before(run: dict[str, Any], turns: Any, links: Links) -> str:
+    """The messages a task sent before this turn's (its own conversation, `turns_before`): who said each,
+    its text and its images, folded under one summary (open: in iVISPAR the current images are there)."""
+    if not isinstance(turns, list) or not turns:
+        return ""
+    items = []
+    for i, turn in enumerate(turns, 1):
+        if not isinstance(turn, dict):
+            continue
+        who = "the model's reply" if turn.get("role") == "assistant" else "shown"
+        figures = _figures(run, turn.get("images"), links)
+        text = turn.get("text") or ""
+        items.append(
+            f'<div class="earlier-turn" data-testid="turn-before"><div class="label">message {i}, {esc(who)}</div>'
+            + (f'<pre class="obs">{esc(text)}</pre>' if text else "")
+            + (f'<div class="images">{"".join(figures)}</div>' if figures else "")
+            + "</div>"
+        )
+    return (
+        f'<details class="turns-before" open><summary>sent before this turn\'s message ({len(items)})</summary>'
+        + "".join(items)
+        + "</details>"
+    )
+
+
 def step_block(
     run: dict[str, Any],
     step: dict[str, Any],
@@ -605,16 +643,9 @@ def step_block(
     task_step = step.get("step") if "turn" in step else None
     role = f'<span class="role">{esc(step.get("role"))}</span>' if multi_role and step.get("role") else ""
     verdict = "error" if step.get("error") else (step.get("validity") or "")
-    figures = []
-    for image in step.get("images") or []:
-        if not isinstance(image, dict) or not isinstance(image.get("file"), str):
-            continue
-        label = image.get("label") or "image"
-        figures.append(
-            f'<figure><img data-src="{esc(links.image(run, image["file"]))}" alt="{esc(label)}" decoding="async">'
-            f"<figcaption>{esc(label)}</figcaption></figure>"
-        )
+    figures = _figures(run, step.get("images"), links)
     images = f'<div class="images">{"".join(figures)}</div>' if figures else ""
+    earlier = _turns_before(run, step.get("turns_before"), links)
     raw = step.get("raw_output")
     instructions = (
         '<details class="instructions"><summary>instructions given to this seat</summary>'
@@ -624,6 +655,7 @@ def step_block(
     )
     left = (
         instructions
+        + earlier
         + _field("observation", step.get("observation"), pre=True, cls="obs")
         + (
             _field("feedback shown with it", step.get("feedback_before"), pre=True)

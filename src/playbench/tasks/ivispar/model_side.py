@@ -13,8 +13,9 @@ modality, each class calling one model family:
   all open-source models.
 
 Images went as PNG with no detail field. Past states went as a real chat (past images as user
-turns, past actions as assistant turns); our tasks pack them into one observation (`past_window`),
-so the agent keeps no chat: history 0. Board inference is an image task, so it takes the image
+turns, past actions as assistant turns); our tasks rebuild that chat at every step as the
+observation's turns (`past_window`; `conversation=packed`: one message), so the agent keeps no chat
+of its own: history 0. Board inference is an image task, so it takes the image
 settings; the sliding tile puzzle has no original and takes the geom puzzle's.
 """
 
@@ -29,8 +30,8 @@ SOURCE = (
     "description call :452-459 max_tokens 500; ClaudeAgent :944-950 and :1017-1023 max_tokens 500, "
     "temperature 0.5; GeminiAgent: vision :1200-1205 max_output_tokens 500, text :1278 no config; "
     "OpenSourceAgent :1659 SamplingParams(temperature=1.0, top_p=0.95, top_k=50, max_tokens=500)); "
-    "images PNG without detail; the task rebuilds the past at every step (past_window; texts=original: their "
-    "chat as Observation.turns, ours: one message), so history 0"
+    "images PNG without detail; the task rebuilds the past at every step (past_window) as their chat in "
+    "Observation.turns (conversation=packed: one message), so history 0"
 )
 
 # The model families of the authors' agent classes, as regular expressions searched in the model name

@@ -228,8 +228,8 @@ class SlidingPuzzleTask(EpisodeTask):
         return list(self._history[-window:]) if window > 0 else []
 
     def _state_parts(self, past: list[tuple[State, str, str]]) -> list[Part]:
-        """The observation's parts (`views.state_parts`, our words); a puzzle with the original's
-        texts assembles its own."""
+        """The observation packed in one user message (`views.state_parts`, our words;
+        `conversation=packed`)."""
         cfg = self.config
         return views.state_parts(
             self._goal,
@@ -243,10 +243,23 @@ class SlidingPuzzleTask(EpisodeTask):
         )
 
     def _view(self, past: list[tuple[State, str, str]]) -> tuple[list[Turn] | None, list[Part]]:
-        """(turns, parts) of an observation: the conversation before the last user message, or
-        None for one user message holding everything (ours); a puzzle with the original's texts
-        rebuilds their chat."""
-        return None, self._state_parts(past)
+        """(turns, parts) of an observation: the conversation before the last user message and that
+        message's parts, in our words. Default (`conversation=chat`): the original's default agent's
+        chat shape (`views.state_turns`); `conversation=packed`: no turns, one user message holding
+        everything. A puzzle with the original's texts rebuilds their chat."""
+        cfg = self.config
+        if cfg.conversation == "packed":
+            return None, self._state_parts(past)
+        return views.state_turns(
+            self._goal,
+            self._state,
+            past,
+            self.listing,
+            self.image if self._renderer() is not None else None,
+            self._block,
+            results=cfg.move_results,
+            counter=self._counter() if cfg.step_counter else None,
+        )
 
     def _observe(self, role: str) -> Observation:
         past = self._past()

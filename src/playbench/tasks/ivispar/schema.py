@@ -38,6 +38,8 @@ DEFAULT_REPS = 3
 # `render_2D.py`'s 12 x 9 inch figure at 100 dpi); `image_size` is the width, the height 3/4 of it.
 ORIGINAL_IMAGE_WIDTH = 1200
 Parser = Literal["paper", "lenient"]
+# how the past reaches the model: the original's chat of user and assistant turns, or one user message
+Conversation = Literal["chat", "packed"]
 
 
 def min_geoms_for(interference: int) -> int:
@@ -131,6 +133,9 @@ class SGPConfig(TextsOptions):
     # texts=original: whose wording and layout to send, of the authors' agent classes (GPT4Agent,
     # ClaudeAgent, GeminiAgent); they differ in indentation and in the past-action labels
     prompt_agent: Literal["gpt4", "claude", "gemini"] = "gpt4"
+    # "chat": the original's conversation shape (GPT4Agent's with texts=ours; prompt_agent's with
+    # texts=original), rebuilt at every step as Observation.turns; "packed": one user message
+    conversation: Conversation = "chat"
 
     @field_validator("colors", "shapes", mode="before")
     @classmethod

@@ -326,12 +326,13 @@ class SlidingGeomTask(SlidingPuzzleTask):
         return original.no_action if original is not None else super()._no_action_note()
 
     def _view(self, past: list[tuple[State, str, str]]) -> tuple[list[Turn] | None, list[Part]]:
-        """texts=original: their agent class's conversation (`original_prompts.py`); ours: one message."""
+        """texts=original: their agent class's conversation (`original_prompts.py`); ours: see
+        `SlidingPuzzleTask._view`. `conversation=packed` puts their turns' parts in one user message."""
         original = self.original_prompts()
         if original is None:
             return super()._view(past)
         cfg = self.config
-        return original.view(
+        turns, parts = original.view(
             self._goal,
             self._state,
             past,
@@ -340,6 +341,9 @@ class SlidingGeomTask(SlidingPuzzleTask):
             results=cfg.move_results,
             counter=self._counter() if cfg.step_counter else None,
         )
+        if cfg.conversation == "packed" and turns is not None:
+            return None, [p for turn in turns for p in turn.parts] + parts
+        return turns, parts
 
     def _block(self, goal: str | None, current: str | None) -> str:
         if goal is None or current is None:

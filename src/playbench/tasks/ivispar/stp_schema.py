@@ -8,7 +8,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from playbench.core.task import Instance, TaskConfig
 from playbench.tasks.ivispar.board import DIRECTIONS, Board, get_board
-from playbench.tasks.ivispar.schema import Parser, check_board_size, parse_board_size
+from playbench.tasks.ivispar.schema import Conversation, Parser, check_board_size, parse_board_size
 from playbench.tasks.ivispar.stp_solver import MAX_CELLS, State, blank_of, goal_state, is_solvable, slide
 
 MAX_SIDE = 8
@@ -85,6 +85,9 @@ class STPConfig(TaskConfig):
     move_results: bool = False
     step_counter: bool = False
     extra_facts: bool = False
+    # "chat": the geom puzzle's original conversation shape (their agents play every puzzle alike);
+    # "packed": one user message
+    conversation: Conversation = "chat"
 
     @model_validator(mode="after")
     def _reachable_length(self) -> STPConfig:
