@@ -111,7 +111,7 @@ def base_turn(
         f"{_inventory(inventory)}\n"
         f"<Your action before this turn>{previous_action}</Your action before this turn>\n"
         f"{_hint(hint)}\n"
-        "Here is the task:\n"
+        "Your task now:\n"
         "Based on this information, choose the next action to progress in the game. It must be one of these actions:\n"
         f"{_shown_actions(actions, puzzle)}\n"
         f"{PUZZLE_NOTE if puzzle else ''}\n"
@@ -178,7 +178,7 @@ def react_turn(
         f"{_inventory(inventory)}\n"
         f"<Your Thought and Action before this turn>{previous_react}</Your Thought and Action before this turn>\n"
         f"{_hint(hint)}\n"
-        "Here is the task:\n"
+        "Your task now:\n"
         "Based on this information, choose the next action to progress in the game. It must be one of these actions:\n"
         f"{_shown_actions(actions, puzzle)}\n"
         f"{PUZZLE_NOTE if puzzle else ''}\n"
@@ -234,7 +234,7 @@ def memory_construct(logs: Sequence[dict[str, str]]) -> str:
         f"<Last 10 logs(from oldest to latest)>\n{log_lines(logs)}</Last 10 logs>\n"
         "What the information means:\n"
         "<Last 10 logs>: the sequence of observation, action-effect, next observation, next action-effect of each turn.\n\n"
-        "Here is the task:\n"
+        "Your task now:\n"
         "Build your memory of the room from the last 10 logs, following these guidelines:\n"
         '1. Find which objects are on each wall (by direction) and put that in the "[SPATIAL MEMORY]" section.\n'
         '2. Objects you inspected with "inspect [object]" go into the "[INSPECTED OBJECTS]" section.\n'
@@ -252,7 +252,7 @@ def memory_update(memory: str, logs: Sequence[dict[str, str]]) -> str:
         f"<Last 10 logs(from oldest to latest)>\n{log_lines(logs)}</Last 10 logs>\n"
         "What each piece of information means:\n"
         "<Last 10 logs>: the sequence of observation, action-effect, next observation, next action-effect of each turn.\n\n"
-        "Here is the task:\n"
+        "Your task now:\n"
         "Update your memory of the room from the last 10 logs, following these guidelines:\n"
         '1. An object from the "[UNINSPECTED OBJECTS]" section that you have now inspected with "inspect [object]" '
         'goes into the "[INSPECTED OBJECTS]" section.\n'
@@ -270,7 +270,7 @@ def feedback(previous_scene: str, previous_action: str, current_scene: str) -> s
         f"<Current Observation> : {current_scene}\n\n"
         "What each piece of information means:\n"
         "<Previous Observation> describes the scene before your action, and <Current Observation> the scene after it.\n\n"
-        "Here is the task:\n"
+        "Your task now:\n"
         "Compare <Previous Observation> and <Current Observation> to analyse the effect of your action. Make the "
         "analysis concise and definite, not descriptive, in fewer than 10 words.\n"
         f"{ANALYSIS}"
