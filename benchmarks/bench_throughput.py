@@ -57,7 +57,7 @@ def _one(mode: str, concurrency: int, latency: float, base_url: str, jitter: flo
         asyncio.run(warm())
     from playbench.tasks.ivispar.sgp import SlidingGeomTask
 
-    SlidingGeomTask().instances(1, 0)  # task import and solver tables, also one-off
+    SlidingGeomTask(dataset="generated").instances(1, 0)  # task import and solver tables, also one-off
     cfg = RunConfig(
         ["ivispar/sgp"],
         {"*": AgentSpec("llm", model)},
@@ -65,6 +65,8 @@ def _one(mode: str, concurrency: int, latency: float, base_url: str, jitter: flo
         episodes=2 * concurrency,
         concurrency=concurrency,
         models=ModelSettings(base_url=base_url, concurrency=concurrency, timeout=60),
+        # generated boards: the paper's set holds 300, and C = 256 asks for 512 episodes
+        task_options={"dataset": "generated"},
     )
     t0, c0 = time.perf_counter(), time.process_time()
     asyncio.run(execute(cfg))
