@@ -268,8 +268,10 @@ def print_model_side(configs: list[Any]) -> None:
     notices: list[str] = []
     lines: dict[str, list[str]] = {}
     stamps: dict[str, list[str]] = {}
+    plans = []
     for config in configs:
         plan = plan_run(config)
+        plans.append(plan)
         if plan.model_side:  # texts matter to a model; a baseline's run needs no notice
             notices += [n for n in plan.notices if n not in notices]
         for task_id, record in plan.model_side.items():
@@ -295,7 +297,7 @@ def print_model_side(configs: list[Any]) -> None:
         for task_id, stamp in plan.fidelity.items():
             if stamp.get("model_side") != "no model":  # what a model read; nothing to say for a baseline
                 stamps.setdefault(describe(stamp), []).append(task_id)
-    notices += [n for n in set_notices(configs) if n not in notices]
+    notices += [n for n in set_notices(configs, plans) if n not in notices]
     for notice in notices:
         err_console.print(f"notice: {notice}", highlight=False, markup=False, style="yellow")
     for line, tasks in lines.items():
@@ -306,7 +308,7 @@ def print_model_side(configs: list[Any]) -> None:
         err_console.print(f"fidelity of {shown}: {line}", highlight=False, markup=False)
 
 
-def set_notices(configs: list[Any]) -> list[str]:
+def set_notices(configs: list[Any], plans: list[Any] | None = None) -> list[str]:
     """One line per suite whose tasks in these runs play playbench's own or generated instances rather
     than the paper's set: which set ran, and how to run the paper's. A paper preset's run (`reproduce`)
     already plays the paper's set where playbench has it: it is told only when the authors' clone that
@@ -319,8 +321,9 @@ def set_notices(configs: list[Any]) -> list[str]:
     presets = set(preset_names())
     own: dict[str, list[str]] = {}
     clone_missing: dict[str, list[str]] = {}
-    for config in configs:
-        for task_id, stamp in plan_run(config).fidelity.items():
+    plans = plans if plans is not None else [plan_run(config) for config in configs]  # planned once
+    for config, plan in zip(configs, plans, strict=True):
+        for task_id, stamp in plan.fidelity.items():
             suite = task_id.split("/", 1)[0]
             if stamp.get("data") not in ("ours", "generated") or suite not in presets:
                 continue

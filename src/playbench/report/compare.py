@@ -174,24 +174,8 @@ CSV_FIELDS = (
 
 
 def csv_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    fields = (
-        "task",
-        "a",
-        "b",
-        "shared",
-        "success_a",
-        "success_b",
-        "difference",
-        "ci95_low",
-        "ci95_high",
-        "a_better",
-        "b_better",
-        "ties",
-        "p_value",
-        "note",
-    )
     out = []
     for row in paired(runs):
         ci = row.get("ci95") or [None, None]
-        out.append({f: row.get(f) for f in fields} | {"ci95_low": ci[0], "ci95_high": ci[1]})
+        out.append({f: row.get(f) for f in CSV_FIELDS} | {"ci95_low": ci[0], "ci95_high": ci[1]})
     return out

@@ -92,6 +92,17 @@ async def run_episode(
     recorder = CallRecorder(stem, record=job.record_calls)
     steps: list[dict[str, Any]] = []
     images: dict[str, bytes] = {}
+
+    def refs(parts: list[Any]) -> list[dict[str, str]]:
+        """The trajectory's references to the images among `parts`, each image kept once for saving."""
+        out = []
+        for image in (p for p in parts if isinstance(p, ImagePart)):
+            name = f"{image.digest}.png"
+            if save_images:
+                images.setdefault(name, image.png)
+            out.append({"file": f"{stem}/{name}", "label": image.label})
+        return out
+
     usage = Usage()
     usage_by_role: dict[str, Usage] = {}
     error: str | None = None
@@ -138,15 +149,6 @@ async def run_episode(
             usage.add(action.usage)
             usage_by_role.setdefault(role, Usage()).add(action.usage)
             result = task.step(action.text)
-
-            def refs(parts: list[Any]) -> list[dict[str, str]]:
-                out = []
-                for image in (p for p in parts if isinstance(p, ImagePart)):
-                    name = f"{image.digest}.png"
-                    if save_images:
-                        images.setdefault(name, image.png)
-                    out.append({"file": f"{stem}/{name}", "label": image.label})
-                return out
 
             image_refs = refs(obs.parts)
             # a task's own earlier turns (Observation.turns): what the model was sent before this turn's
