@@ -11,7 +11,7 @@ extras=""
 real_model=""
 for arg in "$@"; do
   case "$arg" in
-    --dev) extras="dev,ray,web" ;;  # the tests cover the Ray executor and the web app too
+    --dev) extras="dev,ray,web,gym,inspect,export" ;;  # the tests cover Ray, the web app and the integrations too
     --real-model) real_model=1 ;;
     *) echo "setup.sh: unknown option '$arg' (accepted: --dev, --real-model)" >&2; exit 2 ;;
   esac
