@@ -275,6 +275,14 @@ def _add_run_options(
         "--prices", default=None, help="JSON file of USD per million tokens overriding the built-in table"
     )
     m.add_argument(
+        "--max-cost",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="stop starting episodes (and abandon a call) that would take this command's spending past USD; "
+        "exit status 3; the same command again continues",
+    )
+    m.add_argument(
         "--cache",
         nargs="?",
         const="~/.cache/playbench/responses.sqlite",

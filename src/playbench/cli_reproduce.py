@@ -127,8 +127,13 @@ def cmd_reproduce_all(args: argparse.Namespace, argv: list[str]) -> int:
         print_plan(every)
         return 0
     summaries: list[dict[str, Any]] = []
+    cap = None
+    if every[0].max_cost is not None:  # one --max-cost budget over every preset
+        from playbench.runner.cost_cap import CostCap
+
+        cap = CostCap(every[0].max_cost)
     for _, configs in planned:
-        summaries += execute_with_progress(configs, argv=["playbench", *argv])
+        summaries += execute_with_progress(configs, argv=["playbench", *argv], cost_cap=cap)
     _report(every, top, html=True)
     for line in skipped:
         err_console.print(f"not in the scorecard: {line}", highlight=False, markup=False, style="yellow")

@@ -121,6 +121,9 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
         prices=_load_prices(args.prices),
         cache_path=cache,
     )
+    max_cost = getattr(args, "max_cost", None)
+    if max_cost is not None and not max_cost > 0:
+        raise ConfigError(f"--max-cost must be a positive amount of USD (got {max_cost:g})")
     configs = []
     main_options = parse_assignments(args.agent_opts)
     # the model flags (--max-tokens, --temperature, ...) are the model-driven seats': with a random or
@@ -173,6 +176,7 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
                 save_images=not args.no_images,
                 save_calls=not args.no_calls,
                 retry_errors=not args.keep_errors,
+                max_cost=max_cost,
             )
         )
     return configs
@@ -198,8 +202,10 @@ def execute_with_progress(
     label: str | None = None,
     labels: list[str] | None = None,
     shared_concurrency: int | None = None,
+    cost_cap: Any = None,
 ) -> list[dict[str, Any]]:
-    """Run one configuration or several at once (a sweep), with a progress bar each."""
+    """Run one configuration or several at once (a sweep), with a progress bar each. `cost_cap` (a
+    runner.cost_cap.CostCap) carries one --max-cost budget over several calls (`reproduce all`)."""
     from playbench.runner.run import execute_many
 
     configs = configs if isinstance(configs, list) else [configs]
@@ -247,7 +253,13 @@ def execute_with_progress(
     callbacks = [tracker(name) for name in names]
     with progress:
         summaries = asyncio.run(
-            execute_many(configs, on_progress=callbacks, argv=argv, shared_concurrency=shared_concurrency)
+            execute_many(
+                configs,
+                on_progress=callbacks,
+                argv=argv,
+                shared_concurrency=shared_concurrency,
+                cost_cap=cost_cap,
+            )
         )
     for config, summary in zip(configs, summaries, strict=True):
         done_now = summary.get("run_this_time", 0)
@@ -353,10 +365,29 @@ def check_error_rate(value: float) -> float:
     return value
 
 
+COST_CAP_STATUS = 3  # the exit status of a command --max-cost stopped
+
+
 def error_summary(configs: list[Any], summaries: list[dict[str, Any]], max_rate: float) -> int:
     """Say what went wrong in the runs (how many episodes errored, and the commonest messages) and
-    return the exit status: 1 when a run's errored share is above `max_rate`, else 0."""
+    return the exit status: 1 when a run's errored share is above `max_rate`, 3 when --max-cost stopped the
+    command (COST_CAP_STATUS), else 0."""
     status = 0
+    caps = [s["cost_cap"] for s in summaries if s.get("cost_cap")]
+    if any(cap["stopped"] for cap in caps):
+        # one budget for the whole command: every run's summary holds the shared meter as it stood when
+        # that run ended, so the largest figures are the command's
+        spent = max(c["spent"] for c in caps)
+        not_started = max(c["not_started"] for c in caps)
+        abandoned = max(c["abandoned"] for c in caps)
+        err_console.print(
+            f"stopped at --max-cost ${caps[0]['limit']:g}: spent ${spent:.4f}; {not_started} episode(s) not "
+            f"started, {abandoned} abandoned in flight (not recorded); the same command again plays them, "
+            "with a new budget of --max-cost",
+            highlight=False,
+            style="bold yellow",
+        )
+        status = COST_CAP_STATUS
     for config, summary in zip(configs, summaries, strict=True):
         errors, episodes = int(summary.get("errors") or 0), int(summary.get("episodes") or 0)
         truncated = int(summary.get("truncated_replies") or 0)
@@ -371,7 +402,7 @@ def error_summary(configs: list[Any], summaries: list[dict[str, Any]], max_rate:
             continue
         rate = errors / episodes if episodes else 1.0
         over = rate > max_rate
-        status = 1 if over else status
+        status = 1 if over and status != COST_CAP_STATUS else status
         err_console.print(
             f"{config.out}: {errors} of {episodes} episodes ended with an error ({episodes - errors} scored); "
             "errored episodes are left out of every score and run again on resume",
@@ -404,7 +435,6 @@ def error_summary(configs: list[Any], summaries: list[dict[str, Any]], max_rate:
 
 
 def cmd_run(args: argparse.Namespace, argv: list[str]) -> int:
-    from playbench.report.tables import load_run, print_table
 
     if args.config:
         return cmd_sweep(args, argv)
@@ -423,8 +453,17 @@ def cmd_run(args: argparse.Namespace, argv: list[str]) -> int:
         return 0
     print_model_side(configs)
     summaries = execute_with_progress(configs, argv=["playbench", *argv])
-    print_table([load_run(c.out) for c in configs])
+    _print_results(configs)
     return error_summary(configs, summaries, max_rate)
+
+
+def _print_results(configs: list[Any]) -> None:
+    """The results table of the runs that have episodes (--max-cost may stop one before its first)."""
+    from playbench.report.tables import load_run, print_table
+
+    runs = [load_run(c.out) for c in configs if (Path(c.out) / "episodes.jsonl").exists()]
+    if runs:
+        print_table(runs)
 
 
 def _cli_tokens(argv: list[str]) -> list[str]:
@@ -447,7 +486,6 @@ def _cli_tokens(argv: list[str]) -> list[str]:
 def cmd_sweep(args: argparse.Namespace, argv: list[str]) -> int:
     """`playbench run --config FILE`: every cell of the file's grid as its own run, run together
     (sharing `concurrency` episodes in flight and each provider's request budget), resumable."""
-    from playbench.report.tables import load_run, print_table
     from playbench.runner import sweep as sweeps
 
     if args.tasks:
@@ -488,7 +526,7 @@ def cmd_sweep(args: argparse.Namespace, argv: list[str]) -> int:
     summaries = execute_with_progress(
         configs, argv=["playbench", *argv], labels=names, shared_concurrency=concurrency
     )
-    print_table([load_run(c.out) for c in configs])
+    _print_results(configs)
     err_console.print(f"playbench report {plan.out} writes the report of the whole sweep", highlight=False)
     return error_summary(configs, summaries, cell_args[0].max_error_rate)
 

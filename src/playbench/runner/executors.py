@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from playbench.core.errors import ConfigError
+from playbench.runner.cost_cap import CostCap, CostCapReached
 from playbench.runner.episode import EpisodeJob, EpisodeOutput, run_episode
 from playbench.runner.model_pool import ModelPool, ModelSettings
 
@@ -36,13 +37,21 @@ class LocalExecutor:
     name = "local"
 
     def __init__(
-        self, concurrency: int = 1, pool: ModelPool | None = None, gate: asyncio.Semaphore | None = None
+        self,
+        concurrency: int = 1,
+        pool: ModelPool | None = None,
+        gate: asyncio.Semaphore | None = None,
+        cost_cap: CostCap | None = None,
+        cost_scope: str = "",
     ) -> None:
         if concurrency < 1:
             raise ConfigError(f"--concurrency must be at least 1 (got {concurrency})")
         self.concurrency = concurrency
         self.shared_pool = pool  # owned by the caller (several runs sharing model budgets)
         self.shared_gate = gate  # owned by the caller (a sweep's cells sharing one --concurrency)
+        # --max-cost: episodes start only within the limit; one whose call would pass it is abandoned
+        self.cost_cap = cost_cap
+        self.cost_scope = cost_scope  # the run directory: a sweep's cells share one cap
 
     async def run(
         self,
@@ -51,12 +60,24 @@ class LocalExecutor:
         on_result: ResultCallback,
         save_images: bool,
     ) -> None:
-        pool = self.shared_pool or ModelPool(settings)
+        cap = self.cost_cap
+        pool = self.shared_pool or ModelPool(settings, cost_cap=cap)
         gate = self.shared_gate or asyncio.Semaphore(self.concurrency)
 
         async def one(job: EpisodeJob) -> None:
             async with gate:
-                output = await run_episode(job, pool, save_images=save_images)
+                if cap is None:
+                    output = await run_episode(job, pool, save_images=save_images)
+                else:
+                    key, task = (self.cost_scope, job.key), (self.cost_scope, job.task_id)
+                    if not await cap.start(key, task):
+                        return
+                    try:
+                        output = await run_episode(job, pool, save_images=save_images)
+                    except CostCapReached:
+                        await cap.end(key, task, None, abandoned=True)
+                        return
+                    await cap.end(key, task, (output.record.get("usage") or {}).get("cost"))
             on_result(output)
 
         try:

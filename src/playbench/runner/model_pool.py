@@ -52,8 +52,14 @@ class ModelPool:
     `settings.concurrency` requests in flight (a sweep over several models of one API or server).
     """
 
-    def __init__(self, settings: ModelSettings | None = None, share_provider_budget: bool = False) -> None:
+    def __init__(
+        self,
+        settings: ModelSettings | None = None,
+        share_provider_budget: bool = False,
+        cost_cap: Any = None,
+    ) -> None:
         self.settings = settings or ModelSettings()
+        self.cost_cap = cost_cap  # a runner.cost_cap.CostCap: every call is metered and checked
         self._models: dict[str, ChatModel] = {}
         self._cache = None
         self.share_provider_budget = share_provider_budget
@@ -76,6 +82,10 @@ class ModelPool:
                 prices=s.prices or None,
                 cache=self._cache,
             )
+            if self.cost_cap is not None:
+                from playbench.runner.cost_cap import CostMetered
+
+                self._models[spec] = CostMetered(self._models[spec], self.cost_cap)
             if self.share_provider_budget:
                 self._models[spec] = _ProviderGated(self._models[spec], self._gates, s.concurrency)
         return self._models[spec]

@@ -49,6 +49,7 @@ class RunConfig:
     retry_errors: bool = True  # an errored episode runs again on resume; its last record wins
     instance_ids: list[str] | None = None  # play only these instances of the set
     preset: str | None = None  # the paper preset this run follows (`playbench reproduce`)
+    max_cost: float | None = None  # USD this command may spend (`--max-cost`, runner/cost_cap.py)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -270,6 +271,9 @@ async def _execute_locked(
     }
     store.write_json("config.json", config_record)  # the latest command's
     store.append_json_line("config_history.jsonl", config_record)  # every command that ran here
+    cap = None
+    if config.max_cost is not None:
+        executor, cap = _capped_executor(config, executor, records)
     executor = executor or make_executor(config.executor, config.concurrency, **config.executor_options)
     finished = 0
 
@@ -288,8 +292,32 @@ async def _execute_locked(
         summary = summarize(records, routed)
         summary["planned"] = len(jobs)
         summary["run_this_time"] = finished
+        if cap is not None:
+            summary["cost_cap"] = cap.to_dict()
         store.write_json("summary.json", summary)
     return summary
+
+
+def _capped_executor(
+    config: RunConfig, executor: Executor | None, records: list[dict[str, Any]]
+) -> tuple[Executor, Any]:
+    """The local executor under `config.max_cost` (a sweep's shared one, or a new one), its cap filled
+    with this run's estimates."""
+    from playbench.runner.cost_cap import CostCap, prepare
+    from playbench.runner.executors import LocalExecutor
+
+    if config.max_cost is None or not config.max_cost > 0:
+        raise ConfigError(f"--max-cost must be a positive amount of USD (got {config.max_cost!r})")
+    if executor is None:
+        if config.executor != "local":
+            raise ConfigError(f"--max-cost needs the local executor (got --executor {config.executor})")
+        executor = LocalExecutor(config.concurrency, cost_cap=CostCap(config.max_cost))
+    cap = getattr(executor, "cost_cap", None)
+    if cap is None:
+        raise ConfigError(f"--max-cost needs the local executor (got {getattr(executor, 'name', executor)})")
+    executor.cost_scope = str(config.out)  # type: ignore[attr-defined]
+    prepare(cap, config, records)
+    return executor, cap
 
 
 async def execute_many(
@@ -297,6 +325,7 @@ async def execute_many(
     on_progress: list[Callable[[EpisodeOutput, int, int], None] | None] | None = None,
     argv: list[str] | None = None,
     shared_concurrency: int | None = None,
+    cost_cap: Any = None,
 ) -> list[dict[str, Any]]:
     """Run several configurations at once (a sweep), each into its own directory.
 
@@ -310,11 +339,18 @@ async def execute_many(
         return []
     callbacks = on_progress or [None] * len(configs)
     if any(c.executor != "local" for c in configs):
+        if any(c.max_cost is not None for c in configs):
+            raise ConfigError("--max-cost needs the local executor")
         return [await execute(c, on_progress=cb, argv=argv) for c, cb in zip(configs, callbacks, strict=True)]
     from playbench.runner.executors import LocalExecutor
     from playbench.runner.model_pool import ModelPool
 
-    pool = ModelPool(configs[0].models, share_provider_budget=True)
+    cap = cost_cap  # one budget over every cell (and, passed in, over a whole command's runs)
+    if cap is None and configs[0].max_cost is not None:
+        from playbench.runner.cost_cap import CostCap
+
+        cap = CostCap(configs[0].max_cost)
+    pool = ModelPool(configs[0].models, share_provider_budget=True, cost_cap=cap)
     gate = asyncio.Semaphore(shared_concurrency) if shared_concurrency else None
     try:
         return list(
@@ -322,7 +358,7 @@ async def execute_many(
                 *(
                     execute(
                         c,
-                        executor=LocalExecutor(c.concurrency, pool=pool, gate=gate),
+                        executor=LocalExecutor(c.concurrency, pool=pool, gate=gate, cost_cap=cap),
                         on_progress=cb,
                         argv=argv,
                     )
