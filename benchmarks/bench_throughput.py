@@ -1,13 +1,14 @@
 """Throughput at high concurrency: llm episodes against a model answering after a fixed 100 ms.
 
-For each concurrency C in 1, 8, 32, 128, 256 it runs 2·C text episodes of ivispar/sgp (every reply is
+For each concurrency C in 1, 8, 32, 128, 256, 512 it runs 2·C text episodes of ivispar/sgp (every reply is
 an illegal command, so each episode takes the full 20 steps) and prints steps per second, the ratio
 to the ideal C / latency, CPU per step and memory per concurrent episode. Two paths, as in
 bench_harness.py: over HTTP (real openai SDK, scripted server in its own process) and in process
 (the `mock:` provider, `--model mock:FILE?delay=0.1`, which only sleeps, so the figures are
 playbench's own). Each measurement runs in a fresh process so its peak RSS can be attributed:
 memory per episode = (peak RSS − peak RSS at C = 1) / C.
-Goal: ≥ 95% of ideal at 128 concurrent episodes, < 5 MB per concurrent text episode.
+Goal: ≥ 95% of ideal at 128 concurrent episodes, < 5 MB per concurrent text episode. Then the same
+episodes in 1 and in 2 worker processes (`--executor processes`), both paths: goal ≥ 1.8× from one to two.
 
     .venv/bin/python benchmarks/bench_throughput.py [--latency 0.1] [--levels 1,8,32,128,256]
 """
@@ -27,12 +28,16 @@ from pathlib import Path
 REPLY = "Let me think.\naction: move purple cube up"
 
 
-def one(mode: str, concurrency: int, latency: float, base_url: str, jitter: float = 0.0) -> dict:
+def one(
+    mode: str, concurrency: int, latency: float, base_url: str, jitter: float = 0.0, workers: int = 0
+) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        return _one(mode, concurrency, latency, base_url, jitter, Path(tmp))
+        return _one(mode, concurrency, latency, base_url, jitter, Path(tmp), workers)
 
 
-def _one(mode: str, concurrency: int, latency: float, base_url: str, jitter: float, tmp: Path) -> dict:
+def _one(
+    mode: str, concurrency: int, latency: float, base_url: str, jitter: float, tmp: Path, workers: int
+) -> dict:
     from playbench.agents import AgentSpec
     from playbench.models.base import GenerationParams, Message
     from playbench.runner.model_pool import ModelSettings
@@ -62,15 +67,23 @@ def _one(mode: str, concurrency: int, latency: float, base_url: str, jitter: flo
         ["ivispar/sgp"],
         {"*": AgentSpec("llm", model)},
         str(tmp / "run"),
-        episodes=2 * concurrency,
+        # with worker processes, more episodes per slot so each worker's start-up (a fresh interpreter
+        # importing playbench) is spread as it is over a real run's hundreds of episodes
+        episodes=(8 if workers else 2) * concurrency,
         concurrency=concurrency,
         models=ModelSettings(base_url=base_url, concurrency=concurrency, timeout=60),
         # generated boards: the paper's set holds 300, and C = 256 asks for 512 episodes
         task_options={"dataset": "generated"},
+        # workers > 0: --executor processes with that many worker processes (their CPU counted too)
+        executor="processes" if workers else "local",
+        executor_options={"workers": workers} if workers else {},
     )
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0, c0 = time.perf_counter(), time.process_time()
     asyncio.run(execute(cfg))
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu += (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
     recs = [json.loads(x) for x in (tmp / "run" / "episodes.jsonl").read_text().splitlines()]
     steps = sum(r["steps"] for r in recs)
     return {
@@ -82,9 +95,21 @@ def _one(mode: str, concurrency: int, latency: float, base_url: str, jitter: flo
     }
 
 
-def measure(mode: str, concurrency: int, latency: float, base_url: str, jitter: float = 0.0) -> dict:
+def measure(
+    mode: str, concurrency: int, latency: float, base_url: str, jitter: float = 0.0, workers: int = 0
+) -> dict:
     out = subprocess.run(
-        [sys.executable, __file__, "--one", mode, str(concurrency), str(latency), base_url, str(jitter)],
+        [
+            sys.executable,
+            __file__,
+            "--one",
+            mode,
+            str(concurrency),
+            str(latency),
+            base_url,
+            str(jitter),
+            str(workers),
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -95,15 +120,21 @@ def measure(mode: str, concurrency: int, latency: float, base_url: str, jitter: 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--latency", type=float, default=0.1)
-    ap.add_argument("--levels", default="1,8,32,128,256")
+    ap.add_argument("--levels", default="1,8,32,128,256,512")
+    ap.add_argument(
+        "--scaling-concurrency",
+        type=int,
+        default=256,
+        help="concurrency of the 1 -> 2 worker processes comparison",
+    )
     ap.add_argument(
         "--jitter", type=float, default=0.2, help="± fraction of latency for the extra in-process run"
     )
-    ap.add_argument("--one", nargs=5, help=argparse.SUPPRESS)
+    ap.add_argument("--one", nargs=6, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        mode, conc, latency, base_url, jitter = args.one
-        print(json.dumps(one(mode, int(conc), float(latency), base_url, float(jitter))))
+        mode, conc, latency, base_url, jitter, workers = args.one
+        print(json.dumps(one(mode, int(conc), float(latency), base_url, float(jitter), int(workers))))
         return
 
     from playbench.testing.scripted_server import server_process
@@ -138,6 +169,27 @@ def main() -> None:
                     f"{conc:>5} {rate:>9.0f} {ideal:>7.0f} {100 * rate / ideal:>6.1f}% "
                     f"{1000 * m['cpu'] / m['steps']:>7.2f}ms {per_episode:>10.2f}  {m['errors']}{flag}"
                 )
+        # worker processes: the same episodes in 1 and in 2 worker processes (--executor processes), at a
+        # concurrency where one process is CPU-bound; CPU per step counts the workers' CPU
+        conc = args.scaling_concurrency
+        print(
+            f"\nworker processes (--executor processes), concurrency {conc}, latency {1000 * args.latency:.0f} ms"
+        )
+        print(f"{'path':>10} {'workers':>8} {'steps/s':>9} {'ratio':>7} {'CPU/step':>9}  errors")
+        for mode in ("memory", "http"):
+            rates = {}
+            for workers in (1, 2):
+                m = measure(mode, conc, args.latency, base_url, 0.0, workers)
+                rates[workers] = m["steps"] / m["wall"]
+                print(
+                    f"{mode:>10} {workers:>8} {rates[workers]:>9.0f} {100 * rates[workers] * args.latency / conc:>6.1f}% "
+                    f"{1000 * m['cpu'] / m['steps']:>7.2f}ms  {m['errors']}"
+                )
+            gain = rates[2] / rates[1]
+            print(
+                f"{mode:>10}  2 workers / 1 worker: {gain:.2f}x  <- goal >= 1.8x"
+                + (" ok" if gain >= 1.8 else " MISSED")
+            )
     print("\nmemory goal: < 5 MB per concurrent text episode")
 
 

@@ -180,7 +180,18 @@ def _add_run_options(
     run.add_argument("--trials", type=int, default=1, help="runs per instance")
     run.add_argument("--out", default=None, help=out_help)
     run.add_argument("--concurrency", type=int, default=1, help="episodes in flight at once")
-    run.add_argument("--executor", default="local", help="local (asyncio in this process) or ray")
+    run.add_argument(
+        "--executor",
+        default="local",
+        help="local (asyncio in this process), processes (worker processes on this machine) or ray",
+    )
+    run.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes for --executor processes (default: the machine's cores)",
+    )
     run.add_argument("--ray-address", default=None, help="Ray cluster to join (default: start a local one)")
     _add_task_options(run)
     r = run.add_argument_group("other seats and helper models")

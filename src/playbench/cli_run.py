@@ -100,6 +100,19 @@ def _load_prices(path: str | None) -> dict[str, Any]:
     return load_prices(str(readable_file(path, "--prices file")))
 
 
+def _executor_options(args: argparse.Namespace) -> dict[str, Any]:
+    workers = getattr(args, "workers", None)
+    if workers is not None and args.executor != "processes":
+        raise ConfigError(f"--workers is for --executor processes (got --executor {args.executor})")
+    if args.executor == "ray":
+        return {"address": args.ray_address}
+    if args.executor == "processes" and workers is not None:
+        if workers < 1:
+            raise ConfigError(f"--workers must be at least 1 (got {workers})")
+        return {"workers": workers}
+    return {}
+
+
 def make_run_configs(args: argparse.Namespace) -> list[Any]:
     """One RunConfig, or one per `--model` value (a sweep), each in its own directory."""
     from playbench.agents import parse_agent
@@ -170,7 +183,7 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
                 trials=args.trials,
                 concurrency=args.concurrency,
                 executor=args.executor,
-                executor_options={"address": args.ray_address} if args.executor == "ray" else {},
+                executor_options=_executor_options(args),
                 task_options={**parse_assignments(args.sets), **seat_options},
                 models=settings,
                 save_images=not args.no_images,

@@ -97,7 +97,17 @@ def _make_ray(concurrency: int, **options: Any) -> Executor:
     return RayExecutor(concurrency, **options)
 
 
-EXECUTORS: dict[str, Callable[..., Executor]] = {"local": _make_local, "ray": _make_ray}
+def _make_processes(concurrency: int, **options: Any) -> Executor:
+    from playbench.runner.process_executor import ProcessExecutor
+
+    return ProcessExecutor(concurrency, workers=options.get("workers"))
+
+
+EXECUTORS: dict[str, Callable[..., Executor]] = {
+    "local": _make_local,
+    "processes": _make_processes,
+    "ray": _make_ray,
+}
 
 
 def make_executor(name: str, concurrency: int, **options: Any) -> Executor:

@@ -1,0 +1,139 @@
+"""`--executor processes`: worker processes give the local executor's results; a dead worker loses only its
+episodes in flight; the provider budget is shared by every worker."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from toy import WalkTask
+
+from playbench.agents import AgentSpec
+from playbench.cli import main
+from playbench.core import registry
+from playbench.core.errors import PlaybenchError
+from playbench.runner.model_pool import ModelSettings
+from playbench.runner.run import RunConfig, execute
+from playbench.testing.scripted_server import ScriptedServer
+
+
+class ExitTask(WalkTask):
+    """Kills its whole worker process on the second instance, as an out-of-memory kill would."""
+
+    def step(self, action_text):
+        if self.instance.id.endswith("-1"):
+            os._exit(3)
+        return super().step(action_text)
+
+
+def _records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+
+
+def _outcomes(out: Path) -> list[tuple]:
+    return sorted(
+        (
+            r["task"],
+            r["instance_id"],
+            r["trial"],
+            r["success"],
+            r["steps"],
+            json.dumps(r["metrics"], sort_keys=True),
+        )
+        for r in _records(out)
+    )
+
+
+def test_two_workers_give_the_local_executors_results(tmp_path: Path) -> None:
+    common = ["ivispar/sgp", "--agent", "random", "--episodes", "6", "--trials", "2", "--concurrency", "4"]
+    assert main(["run", *common, "--out", str(tmp_path / "local")]) == 0
+    assert (
+        main(["run", *common, "--executor", "processes", "--workers", "2", "--out", str(tmp_path / "proc")])
+        == 0
+    )
+    assert _outcomes(tmp_path / "proc") == _outcomes(tmp_path / "local")
+    assert len(_records(tmp_path / "proc")) == 12
+    # the trajectories are written by the driver alike
+    steps = [
+        json.loads(x)
+        for x in next((tmp_path / "proc" / "trajectories").glob("*.jsonl")).read_text().splitlines()
+    ]
+    assert steps and all("validity" in s for s in steps)
+
+
+def test_llm_episodes_over_http_share_one_provider_budget(tmp_path: Path) -> None:
+    in_flight, peak, lock = 0, 0, threading.Lock()
+
+    def reply(_body: dict) -> str:
+        nonlocal in_flight, peak
+        with lock:
+            in_flight += 1
+            peak = max(peak, in_flight)
+        threading.Event().wait(0.03)
+        with lock:
+            in_flight -= 1
+        return "action: move purple cube up"
+
+    def config(out: str, executor: str) -> RunConfig:
+        return RunConfig(
+            ["ivispar/sgp"],
+            {"*": AgentSpec("llm", "openai:scripted")},
+            out,
+            episodes=6,
+            concurrency=6,
+            executor=executor,
+            executor_options={"workers": 2} if executor == "processes" else {},
+            task_options={"max_steps": 3},
+            models=ModelSettings(base_url=srv.base_url, concurrency=2),
+        )
+
+    with ScriptedServer(reply) as srv:
+        asyncio.run(execute(config(str(tmp_path / "p"), "processes")))
+        assert peak <= 2  # two workers, one budget of two requests in flight
+        asyncio.run(execute(config(str(tmp_path / "l"), "local")))
+    assert _outcomes(tmp_path / "p") == _outcomes(tmp_path / "l")
+    assert all(r["error"] is None and r["usage"]["calls"] == 3 for r in _records(tmp_path / "p"))
+
+
+@pytest.fixture
+def exit_task():
+    registry.register("toy/exit-proc", f"{__name__}:ExitTask", description="kills its worker", default=False)
+    yield "toy/exit-proc"
+    registry._REGISTRY.pop("toy/exit-proc", None)
+
+
+def test_a_dead_worker_stops_the_run_after_saving_finished_episodes(tmp_path: Path, exit_task: str) -> None:
+    out = tmp_path / "dead"
+    cfg = RunConfig(
+        [exit_task],
+        {"*": AgentSpec("oracle")},
+        str(out),
+        episodes=3,
+        concurrency=1,
+        executor="processes",
+        executor_options={"workers": 1},
+    )
+    with pytest.raises(PlaybenchError, match=r"exit code 3.*the same command again plays them"):
+        asyncio.run(execute(cfg))
+    assert [r["instance_id"] for r in _records(out)] == ["walk-0-0"]
+    assert json.loads((out / "summary.json").read_text())["run_this_time"] == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--executor", "processes", "--workers", "0"], "--workers must be at least 1"),
+        (["--workers", "2"], "--workers is for --executor processes"),
+        (["--executor", "processes", "--max-cost", "1"], "--max-cost needs the local executor"),
+    ],
+)
+def test_bad_worker_options_are_one_message(tmp_path: Path, capsys, argv: list[str], message: str) -> None:
+    code = main(
+        ["run", "ivispar/sgp", "--agent", "random", "--episodes", "1", "--out", str(tmp_path / "x"), *argv]
+    )
+    assert code == 2
+    assert message in capsys.readouterr().err
