@@ -97,6 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", default=None, help="where report.md/.csv/.json go (default: the only DIR, or ./report)"
     )
     rep.add_argument("--html", default=None, metavar="FILE", help="also write one self-contained HTML report")
+    rep.add_argument(
+        "--site",
+        default=None,
+        metavar="OUT",
+        help="also write a static leaderboard site to the folder OUT (index.html; a new, empty or earlier site folder)",
+    )
 
     serve = sub.add_parser("serve", help="web app: play in the browser, replay trajectories, compare runs")
     serve.add_argument(
@@ -503,6 +509,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = str(writable_dir(args.out or (args.dirs[0] if len(args.dirs) == 1 else "report"), "report --out"))
     if args.html:
         writable_file(args.html, "--html file")
+    if args.site:
+        from playbench.site import check_site_dir
+
+        check_site_dir(args.site, (out, *(run["path"] for run in runs)))
     unreadable = []
     for run in runs:  # a damaged line, a missing calls file: said, never silently dropped
         for warning in run.get("warnings") or []:
@@ -517,6 +527,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 
         write_html(runs, args.html)
         paths.append(Path(args.html))
+    if args.site:
+        from playbench.site import build_site
+
+        paths.append(build_site(runs, args.site) / "index.html")
     err_console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
     if unreadable:
         err_console.print(
