@@ -152,6 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_originals_parser(sub)
 
+    from playbench.cli_export import add_parser as add_export_parser
+
+    add_export_parser(sub)
+
     quick = sub.add_parser("quickstart", help="every task with the oracle and random agents, then a report")
     quick.add_argument("--episodes", type=int, default=10)
     quick.add_argument("--seed", type=int, default=0)
@@ -672,6 +676,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from playbench.cli_originals import cmd_originals
 
             return cmd_originals(args)
+        if args.command == "export":
+            from playbench.cli_export import cmd_export
+
+            return cmd_export(args, argv)
     except ConfigError as exc:
         print(f"playbench: error: {exc}", file=sys.stderr)
         return 2

@@ -74,7 +74,7 @@ def _pandas() -> Any:
     return pandas
 
 
-def _cells(folder: Path) -> dict[str, dict[str, Any]]:
+def cells(folder: Path) -> dict[str, dict[str, Any]]:
     """A sweep folder's cells by run directory name (from its sweep.json), else nothing."""
     try:
         plan = json.loads((folder / "sweep.json").read_text())
@@ -117,7 +117,7 @@ def load(path: str | Path, steps: bool = True, calls: bool = True) -> Results:
     """The episodes, steps (turns) and model calls of every run directory at or below `path` as
     pandas data frames (see the module docstring). `steps=False` / `calls=False` skip reading the
     trajectory or calls files (the frames are then empty), which is quicker for a large sweep."""
-    pd = _pandas()
+    _pandas()  # without pandas: one message naming the extra, before any file is read
     folder = Path(path)
     runs = find_runs(folder)
     if not runs:
@@ -125,11 +125,11 @@ def load(path: str | Path, steps: bool = True, calls: bool = True) -> Results:
     episode_rows: list[dict[str, Any]] = []
     step_rows: list[dict[str, Any]] = []
     call_rows: list[dict[str, Any]] = []
-    cells = _cells(folder)
+    sweep_cells = cells(folder)
     for run_path in runs:
         name = folder.name if run_path == folder else run_path.relative_to(folder).as_posix()
         reader = RunReader(run_path)
-        cell = cells.get(run_path.name) if run_path.parent == folder else None
+        cell = sweep_cells.get(run_path.name) if run_path.parent == folder else None
         for record in reader.records():
             row = episode_row(name, record)
             if cell is not None:
@@ -144,38 +144,50 @@ def load(path: str | Path, steps: bool = True, calls: bool = True) -> Results:
                 "trial": record["trial"],
             }
             if steps:
-                for line in reader.trajectory(record)[0]:
-                    usage = line.get("usage") if isinstance(line.get("usage"), dict) else {}
-                    step_rows.append(
-                        {
-                            **key,
-                            **{c: line.get(c) for c in STEP_COLUMNS},
-                            "input_tokens": usage.get("input_tokens"),
-                            "output_tokens": usage.get("output_tokens"),
-                            "info": line.get("info"),
-                        }
-                    )
+                step_rows.extend(step_row(key, line) for line in reader.trajectory(record)[0])
             if calls:
-                for call in reader.calls(record)[0]:
-                    usage = call.get("usage") if isinstance(call.get("usage"), dict) else {}
-                    response = call.get("response") if isinstance(call.get("response"), dict) else {}
-                    request = call.get("request") if isinstance(call.get("request"), dict) else {}
-                    call_rows.append(
-                        {
-                            **key,
-                            **{c: call.get(c) for c in ("call", "turn", "role", "purpose", "model")},
-                            "input_tokens": usage.get("input_tokens"),
-                            "output_tokens": usage.get("output_tokens"),
-                            "reasoning_tokens": usage.get("reasoning_tokens"),
-                            "cost": usage.get("cost"),
-                            **{c: call.get(c) for c in ("latency_s", "retries", "cached", "error")},
-                            "text": response.get("text"),
-                            "reasoning": response.get("reasoning"),
-                            "finish_reason": response.get("finish_reason"),
-                            "messages": request.get("messages"),
-                            "params": request.get("params"),
-                        }
-                    )
+                call_rows.extend(call_row(key, call) for call in reader.calls(record)[0])
+    return frames(episode_rows, step_rows, call_rows)
+
+
+def step_row(key: dict[str, Any], line: dict[str, Any]) -> dict[str, Any]:
+    """The `steps` frame's row of one trajectory line of the episode `key` (run, task, instance, trial)."""
+    usage = line.get("usage") if isinstance(line.get("usage"), dict) else {}
+    return {
+        **key,
+        **{c: line.get(c) for c in STEP_COLUMNS},
+        "input_tokens": usage.get("input_tokens"),
+        "output_tokens": usage.get("output_tokens"),
+        "info": line.get("info"),
+    }
+
+
+def call_row(key: dict[str, Any], call: dict[str, Any]) -> dict[str, Any]:
+    """The `calls` frame's row of one recorded model call of the episode `key`."""
+    usage = call.get("usage") if isinstance(call.get("usage"), dict) else {}
+    response = call.get("response") if isinstance(call.get("response"), dict) else {}
+    request = call.get("request") if isinstance(call.get("request"), dict) else {}
+    return {
+        **key,
+        **{c: call.get(c) for c in ("call", "turn", "role", "purpose", "model")},
+        "input_tokens": usage.get("input_tokens"),
+        "output_tokens": usage.get("output_tokens"),
+        "reasoning_tokens": usage.get("reasoning_tokens"),
+        "cost": usage.get("cost"),
+        **{c: call.get(c) for c in ("latency_s", "retries", "cached", "error")},
+        "text": response.get("text"),
+        "reasoning": response.get("reasoning"),
+        "finish_reason": response.get("finish_reason"),
+        "messages": request.get("messages"),
+        "params": request.get("params"),
+    }
+
+
+def frames(
+    episode_rows: list[dict[str, Any]], step_rows: list[dict[str, Any]], call_rows: list[dict[str, Any]]
+) -> Results:
+    """The three frames from their rows (an empty frame keeps its key columns)."""
+    pd = _pandas()
     step_columns = [*EPISODE_KEY, *STEP_COLUMNS, "input_tokens", "output_tokens", "info"]
     call_columns = [*EPISODE_KEY, "call", "turn", "role", "purpose", "model", "input_tokens", "output_tokens"]
     return Results(
@@ -183,6 +195,16 @@ def load(path: str | Path, steps: bool = True, calls: bool = True) -> Results:
         steps=pd.DataFrame(step_rows) if step_rows else pd.DataFrame(columns=step_columns),
         calls=pd.DataFrame(call_rows) if call_rows else pd.DataFrame(columns=call_columns),
     )
+
+
+def load_export(path: str | Path, steps: bool = True, calls: bool = True) -> Results:
+    """An export written by `playbench export` (Parquet or Hugging Face `datasets`) as the same three
+    frames `load` gives for the run directories it was made from: same rows, columns and values (for
+    an export of several DIRs, each DIR's frames concatenated with `pandas.concat(ignore_index=True)`).
+    Needs pyarrow, and `datasets` for an `hf` export (`pip install 'playbench[export]'`)."""
+    from playbench.export.loader import load_export as load_exported
+
+    return load_exported(path, steps=steps, calls=calls)
 
 
 # --- the audit --------------------------------------------------------------------------------------
