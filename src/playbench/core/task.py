@@ -217,6 +217,12 @@ class Task(ABC):
             raise ConfigError(f"{type(self).__name__} does not define state(), so it has no state digest")
         return hashlib.sha256(json.dumps(state, sort_keys=True, default=_jsonable).encode()).hexdigest()
 
+    def difficulty(self, instance: Instance) -> dict[str, Any] | None:
+        """The instance's difficulty statistics (numbers or category names: geoms, optimal length, chain
+        depth, ...), the ones a twin set matches the paper set on (`core/twins.py`); None if the task
+        names none."""
+        return None
+
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         """Task-specific aggregates added to summary.json beside the generic ones."""
         return {}
