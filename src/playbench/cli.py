@@ -296,6 +296,13 @@ def _add_run_options(
         "--prices", default=None, help="JSON file of USD per million tokens overriding the built-in table"
     )
     m.add_argument(
+        "--transport",
+        choices=("lean", "sdk"),
+        default=None,
+        help="how OpenAI-compatible requests travel: lean (playbench's HTTP client) or sdk (the openai SDK); "
+        "default: lean for a --base-url server, the SDK for the provider's own API",
+    )
+    m.add_argument(
         "--max-cost",
         type=float,
         default=None,

@@ -133,6 +133,7 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
         timeout=args.timeout,
         prices=_load_prices(args.prices),
         cache_path=cache,
+        transport=getattr(args, "transport", None),
     )
     max_cost = getattr(args, "max_cost", None)
     if max_cost is not None and not max_cost > 0:

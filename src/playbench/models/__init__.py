@@ -100,17 +100,21 @@ def make_model(
     timeout: float = 120.0,
     prices: Mapping[str, Any] | None = None,
     cache: ResponseCache | None = None,
+    transport: str | None = None,
 ) -> ChatModel:
     """The model behind `spec`, with retries, a concurrency cap, pricing and (optionally) a cache.
 
     Raises ConfigError for a malformed spec, an unknown provider, a bad setting or a missing key
     (or, for `mock:FILE`, a missing or empty reply file).
     `prices` overrides and extends the built-in price table (see `load_prices`).
+    `transport` ("lean" or "sdk"; None: $PLAYBENCH_TRANSPORT, else lean where the provider has it)
+    is passed to the provider only when given, so a provider that predates the setting still works.
     """
     spec, own_url = split_server(spec)
     base_url = own_url or base_url
     entry, model = _resolve(spec)
     # Loaded only now, so that `import playbench.models` does not pay for every provider's SDK.
+    extra: dict[str, Any] = {} if transport is None else {"transport": transport}
     chat = entry.load()(
         model,
         base_url=base_url,
@@ -119,6 +123,7 @@ def make_model(
         retry_base_delay=retry_base_delay,
         timeout=timeout,
         prices=prices,
+        **extra,
     )
     if not isinstance(chat, ChatModel):
         raise ConfigError(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import openai
@@ -10,6 +13,7 @@ import openai
 from playbench.core.types import ImagePart, TextPart
 from playbench.models.base import GenerationParams, Message, ModelError
 from playbench.models.images import data_uri
+from playbench.models.lean_http import LeanClient
 from playbench.models.remote import MalformedReply, RemoteChatModel, _Reply
 
 # OpenAI's reasoning models: they reject `max_tokens` and want `max_completion_tokens`, count their
@@ -63,11 +67,75 @@ def to_openai_messages(messages: list[Message], spec: str = "openai") -> list[di
     return out
 
 
+def sdk_headers(api_key: str) -> dict[str, str]:
+    """The headers the `openai` SDK sends that a server may act on: the key, the content type, the
+    organization and project from $OPENAI_ORG_ID / $OPENAI_PROJECT_ID, and $OPENAI_CUSTOM_HEADERS
+    (one "Name: value" a line, overriding the others, as the SDK applies it)."""
+    headers = {
+        "Authorization": f"Bearer {api_key}",
+        "Accept": "application/json",
+        "Content-Type": "application/json",
+        "User-Agent": f"playbench (lean transport; openai-python {openai.__version__} compatible)",
+    }
+    for env, name in (("OPENAI_ORG_ID", "OpenAI-Organization"), ("OPENAI_PROJECT_ID", "OpenAI-Project")):
+        value = os.environ.get(env)
+        if value is not None:
+            headers[name] = value
+    custom = os.environ.get("OPENAI_CUSTOM_HEADERS")
+    for line in (custom or "").split("\n"):
+        name, colon, value = line.partition(":")
+        if colon:
+            headers = {k: v for k, v in headers.items() if k.lower() != name.strip().lower()}
+            headers[name.strip()] = value.strip()
+    return headers
+
+
+def wire_body(request: dict[str, Any]) -> bytes:
+    """The JSON body the SDK sends for `create(**request)`: `extra_body` merged over the other fields
+    (shallowly, as the SDK merges it), serialised as the SDK serialises it."""
+    extra = request.get("extra_body")
+    body = {k: v for k, v in request.items() if k != "extra_body"}
+    if extra:
+        body.update(extra)
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def reply_from_json(data: object) -> _Reply:
+    """A chat completion's reply from its parsed JSON, read as `_send` reads the SDK's objects."""
+    choices = data.get("choices") if isinstance(data, Mapping) else None
+    if not choices or not isinstance(choices, list):
+        raise MalformedReply("the server returned no choices")
+    choice = choices[0] if isinstance(choices[0], Mapping) else {}
+    message = choice.get("message")
+    if not isinstance(message, Mapping):
+        message = {}
+    content, refusal = message.get("content"), message.get("refusal")
+    text = content or refusal or ""
+    finish = choice.get("finish_reason")
+    if refusal and not content:
+        finish = "refusal"
+    usage = data.get("usage")  # type: ignore[union-attr]
+    usage = usage if isinstance(usage, Mapping) else None
+    details = usage.get("completion_tokens_details") if usage is not None else None
+    reasoning_tokens = details.get("reasoning_tokens") if isinstance(details, Mapping) else None
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    return _Reply(
+        text=text,
+        input_tokens=usage.get("prompt_tokens") if usage is not None else None,
+        output_tokens=usage.get("completion_tokens") if usage is not None else None,
+        reasoning_tokens=reasoning_tokens if isinstance(reasoning_tokens, int) else None,
+        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        finish_reason=finish,
+    )
+
+
 class OpenAIModel(RemoteChatModel):
-    """`openai:MODEL` through `openai.AsyncOpenAI().chat.completions.create`.
+    """`openai:MODEL` through the chat completions API.
 
     Base URL: the `base_url` argument, else $OPENAI_BASE_URL, else the SDK default. Key: only
     $OPENAI_API_KEY; without it a custom base URL is required and a placeholder key is sent.
+    Transport: the lean one (`playbench.models.lean_http`) by default, or
+    `openai.AsyncOpenAI().chat.completions.create` with `transport="sdk"` ($PLAYBENCH_TRANSPORT=sdk).
     """
 
     provider = "openai"
@@ -75,11 +143,14 @@ class OpenAIModel(RemoteChatModel):
     base_url_env = "OPENAI_BASE_URL"
     default_base_url = "https://api.openai.com/v1"
     sdk = openai
+    lean = True
 
     def _compatible_name(self) -> str:
         return "OpenAI-compatible"
 
-    def _make_client(self) -> openai.AsyncOpenAI:
+    def _make_client(self) -> openai.AsyncOpenAI | LeanClient:
+        if self.transport == "lean":
+            return LeanClient(self._sdk_base_url or self.default_base_url, sdk_headers(self._api_key))
         kwargs: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0, "timeout": self.timeout}
         if self._sdk_base_url:
             kwargs["base_url"] = self._sdk_base_url
@@ -108,7 +179,12 @@ class OpenAIModel(RemoteChatModel):
             return {}
         return {"reasoning_effort": params.reasoning_effort}
 
-    async def _send(self, client: openai.AsyncOpenAI, request: dict[str, Any]) -> _Reply:
+    async def _send(self, client: openai.AsyncOpenAI | LeanClient, request: dict[str, Any]) -> _Reply:
+        if isinstance(client, LeanClient):
+            # a 2xx body that is not JSON raises json.JSONDecodeError, as from the SDK
+            return reply_from_json(
+                json.loads(await client.post("chat/completions", wire_body(request), self.timeout))
+            )
         response = await client.chat.completions.create(**request)
         if not response.choices:
             raise MalformedReply("the server returned no choices")
@@ -151,7 +227,9 @@ class OpenRouterModel(OpenAIModel):
     def _compatible_name(self) -> str:
         return "OpenRouter-compatible"
 
-    def _make_client(self) -> openai.AsyncOpenAI:
+    def _make_client(self) -> openai.AsyncOpenAI | LeanClient:
+        if self.transport == "lean":
+            return LeanClient(self._sdk_base_url or self.default_base_url, sdk_headers(self._api_key))
         return openai.AsyncOpenAI(
             api_key=self._api_key,
             max_retries=0,

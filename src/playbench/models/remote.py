@@ -19,6 +19,13 @@ from urllib.parse import urlsplit, urlunsplit
 from playbench.core.errors import ConfigError
 from playbench.core.types import ImagePart, Usage
 from playbench.models.base import ChatModel, GenerationParams, Message, ModelError, ModelResponse
+from playbench.models.lean_http import (
+    ConnectFailed,
+    HTTPStatusFailure,
+    LeanClient,
+    RequestTimedOut,
+    unsupported_proxy,
+)
 from playbench.models.pricing import cost_of, merge_prices, price_for
 
 # Local OpenAI/Anthropic-compatible servers (vLLM, SGLang, Ollama, llama.cpp) usually ignore the key,
@@ -31,6 +38,12 @@ PLACEHOLDER_KEY = "playbench-no-key"
 RETRYABLE_STATUS = frozenset({408, 429})
 
 DEFAULT_RETRY_MAX_DELAY = 60.0
+
+# How a provider's requests travel: "lean" (playbench.models.lean_http, where the provider has it)
+# or "sdk" (the provider's official SDK). Chosen by the `transport` setting, else $PLAYBENCH_TRANSPORT,
+# else lean for a server the user names (--base-url) and the SDK for the provider's own API.
+TRANSPORTS = ("lean", "sdk")
+TRANSPORT_ENV = "PLAYBENCH_TRANSPORT"
 
 # What a server says when it cannot take a request with images (a text-only model behind an
 # OpenAI-compatible server: llama.cpp's Python server fails with HTTP 500 "can only concatenate str
@@ -146,12 +159,34 @@ def _abandon(client: Any) -> None:
     "Event loop is closed". Marking the HTTP client closed skips that; the sockets themselves are
     released when the garbage collector finalises their transports.
     """
+    if isinstance(client, LeanClient):
+        client.abandon()
+        return
     http = getattr(client, "_client", None)
     state = getattr(http, "_state", None)
     closed = getattr(type(state), "CLOSED", None)
     if closed is not None:
         with contextlib.suppress(Exception):
             http._state = closed
+
+
+def _lean_status_message(exc: HTTPStatusFailure) -> str:
+    """The error message of a non-2xx reply, read as the SDKs read it: the JSON body's `error`
+    object (else the whole body, else its text), falling back to "Error code: N"."""
+    text = exc.body.decode("utf-8", "replace").strip()
+    body: object = text
+    err_msg = f"Error code: {exc.status}"
+    try:
+        body = json.loads(text)
+    except ValueError:
+        pass
+    else:
+        error = body.get("error", body) if isinstance(body, Mapping) else None
+        message = error.get("message") if isinstance(error, Mapping) else None
+        if isinstance(message, str) and message:
+            err_msg += f" - {message}"
+    data = body.get("error", body) if isinstance(body, Mapping) else body
+    return _server_message(data) or err_msg
 
 
 def _rejects_images(failure: _Failure) -> bool:
@@ -181,6 +216,7 @@ class RemoteChatModel(ChatModel):
         retry_max_delay: float = DEFAULT_RETRY_MAX_DELAY,
         timeout: float = 120.0,
         prices: Mapping[str, Any] | None = None,
+        transport: str | None = None,
     ) -> None:
         super().__init__(model)
         if not model or not model.strip():
@@ -231,8 +267,43 @@ class RemoteChatModel(ChatModel):
         self._client: Any = None
         self._semaphore: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.transport = self._pick_transport(transport)
+
+    def _pick_transport(self, asked: str | None) -> str:
+        """The transport to use: lean where this provider has it, unless the setting (else
+        $PLAYBENCH_TRANSPORT) says sdk; an explicit lean that cannot reach the server is a ConfigError."""
+        source = "transport setting"
+        if asked is None:
+            asked, source = os.environ.get(TRANSPORT_ENV) or None, TRANSPORT_ENV
+        if asked is not None and asked not in TRANSPORTS:
+            raise ConfigError(f"unknown {source} {asked!r} (accepted: {', '.join(TRANSPORTS)})")
+        if asked == "sdk" or not self.lean:
+            return "sdk"
+        if asked is None and not self._self_hosted():
+            # the provider's own API: its SDK, exactly as the provider ships it (its rate limits, not a
+            # client's CPU, bound a run there); the lean client serves the servers a user runs
+            return "sdk"
+        problem = unsupported_proxy(self._sdk_base_url or self.default_base_url)
+        if problem is None:
+            return "lean"
+        if asked == "lean":
+            raise ConfigError(
+                f"the lean transport cannot reach {self.endpoint} through {problem}; "
+                "use the SDK transport (transport=sdk)"
+            )
+        return "sdk"  # the default yields to the SDK, which speaks every proxy httpx does
+
+    def _self_hosted(self) -> bool:
+        """Whether requests go to a server the user named (vLLM, SGLang, llama.cpp, a scripted server)
+        rather than to the provider's own API."""
+        if not self.base_url:
+            return False
+        return urlsplit(self.base_url).hostname != urlsplit(self.default_base_url or "").hostname
 
     # --- provider hooks ---------------------------------------------------------------------
+
+    # The provider implements the lean transport (its _make_client and _send take both kinds of client).
+    lean: bool = False
 
     @abstractmethod
     def _make_client(self) -> Any: ...
@@ -273,25 +344,34 @@ class RemoteChatModel(ChatModel):
             text = text.replace(self._api_key, "[REDACTED]")
         return text
 
+    def _status_failure(self, status: int, message: str, headers: Mapping[str, str] | None) -> _Failure:
+        try:
+            reason = HTTPStatus(status).phrase
+        except ValueError:
+            reason = ""
+        head = f"HTTP {status}{' ' + reason if reason else ''} from {self.endpoint}"
+        hint = ""
+        if status in (401, 403) and not self._key_from_env:
+            hint = f" ({self.key_env} is not set; this server seems to require a key)"
+        return _Failure(
+            description=f"{head}: {message}{hint}",
+            retryable=status in RETRYABLE_STATUS or status >= 500,
+            status_code=status,
+            retry_after=_retry_after(headers),
+        )
+
     def _classify(self, exc: Exception) -> _Failure:
+        # the lean transport's failures, worded exactly as the SDKs' below
+        if isinstance(exc, HTTPStatusFailure):
+            return self._status_failure(exc.status, _lean_status_message(exc), exc.headers)
+        if isinstance(exc, RequestTimedOut):
+            return self._timed_out()
+        if isinstance(exc, ConnectFailed):
+            return self._connection_failure(exc.detail, exc.never_connected)
         sdk = self.sdk
         if isinstance(exc, sdk.APIStatusError):
-            status = exc.status_code
-            try:
-                reason = HTTPStatus(status).phrase
-            except ValueError:
-                reason = ""
             message = _server_message(exc.body) or exc.message
-            head = f"HTTP {status}{' ' + reason if reason else ''} from {self.endpoint}"
-            hint = ""
-            if status in (401, 403) and not self._key_from_env:
-                hint = f" ({self.key_env} is not set; this server seems to require a key)"
-            return _Failure(
-                description=f"{head}: {message}{hint}",
-                retryable=status in RETRYABLE_STATUS or status >= 500,
-                status_code=status,
-                retry_after=_retry_after(exc.response.headers),
-            )
+            return self._status_failure(exc.status_code, message, exc.response.headers)
         if isinstance(exc, sdk.APITimeoutError):
             return self._timed_out()
         if isinstance(exc, sdk.APIConnectionError):
@@ -421,6 +501,7 @@ class RemoteChatModel(ChatModel):
             retry_max_delay=self.retry_max_delay,
             timeout=self.timeout,
             price=self.price,
+            transport=self.transport,
         )
         return info
 

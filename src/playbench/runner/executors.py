@@ -52,6 +52,7 @@ class LocalExecutor:
         # --max-cost: episodes start only within the limit; one whose call would pass it is abandoned
         self.cost_cap = cost_cap
         self.cost_scope = cost_scope  # the run directory: a sweep's cells share one cap
+        self.models_used: dict[str, Any] = {}
 
     async def run(
         self,
@@ -83,6 +84,8 @@ class LocalExecutor:
         try:
             await asyncio.gather(*(one(job) for job in jobs))
         finally:
+            # what each model was (transport, budget, adaptive concurrency), for the run's summary
+            self.models_used = pool.describe()
             if self.shared_pool is None:
                 await pool.aclose()
 

@@ -18,6 +18,9 @@ class ModelSettings:
     timeout: float = 120.0
     prices: dict[str, Any] = field(default_factory=dict)
     cache_path: str | None = None
+    # "lean" / "sdk" for OpenAI-compatible providers; None: lean for a --base-url server, the SDK for the
+    # provider's own API (models/remote.py)
+    transport: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -81,6 +84,7 @@ class ModelPool:
                 timeout=s.timeout,
                 prices=s.prices or None,
                 cache=self._cache,
+                transport=s.transport,
             )
             if self.cost_cap is not None:
                 from playbench.runner.cost_cap import CostMetered

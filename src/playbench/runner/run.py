@@ -294,6 +294,9 @@ async def _execute_locked(
         summary["run_this_time"] = finished
         if cap is not None:
             summary["cost_cap"] = cap.to_dict()
+        models_used = getattr(executor, "models_used", None)
+        if models_used:  # per model spec: provider, transport, budgets (never a key)
+            summary["models"] = models_used
         store.write_json("summary.json", summary)
     return summary
 
