@@ -207,7 +207,20 @@ def _progress_line(name: str, done: int, total: int, solved: int, errors: int, e
         if left is None
         else f"ETA {int(left // 60)}m{int(left % 60):02d}s"
     )
-    return f"{name}: {done}/{total} episodes (solved {solved}, errors {errors}), {rate:.2f}/s, {eta}"
+    return f"{name}: {done}/{total} episodes (solved {solved}, errors {errors}), {rate:.2f}/s, {eta}{throttling()}"
+
+
+def throttling() -> str:
+    """`; openai:gpt-4o 3/16 in flight (rate-limited 5×)` for each model whose adaptive limit has backed
+    off (models/adaptive.py), shown live beside the progress; empty while none has."""
+    from playbench.models.adaptive import LIVE
+
+    parts = [
+        f"{spec} {limit.slots}/{limit.maximum} in flight (rate-limited {limit.rate_limited}×)"
+        for spec, limit in sorted(LIVE.items())
+        if limit.cuts
+    ]
+    return "; " + "; ".join(parts) if parts else ""
 
 
 def execute_with_progress(
@@ -227,7 +240,7 @@ def execute_with_progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("solved {task.fields[solved]}, errors {task.fields[errors]}"),
+        TextColumn("solved {task.fields[solved]}, errors {task.fields[errors]}{task.fields[throttling]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err_console,
@@ -248,10 +261,16 @@ def execute_with_progress(
 
         def on_progress(output: Any, done: int, total: int) -> None:
             if state["bar"] is None:
-                state["bar"] = progress.add_task(name, total=total, solved=0, errors=0)
+                state["bar"] = progress.add_task(name, total=total, solved=0, errors=0, throttling="")
             state["solved"] += bool(output.record["success"])
             state["errors"] += output.record["error"] is not None
-            progress.update(state["bar"], completed=done, solved=state["solved"], errors=state["errors"])
+            progress.update(
+                state["bar"],
+                completed=done,
+                solved=state["solved"],
+                errors=state["errors"],
+                throttling=throttling(),
+            )
             now = time.monotonic()
             if plain and (done == total or now - state["said"] >= every):
                 state["said"] = now

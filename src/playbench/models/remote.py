@@ -18,6 +18,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from playbench.core.errors import ConfigError
 from playbench.core.types import ImagePart, Usage
+from playbench.models import adaptive
+from playbench.models.adaptive import AdaptiveLimit
 from playbench.models.base import ChatModel, GenerationParams, Message, ModelError, ModelResponse
 from playbench.models.lean_http import (
     ConnectFailed,
@@ -265,7 +267,7 @@ class RemoteChatModel(ChatModel):
         # The SDK client and the semaphore belong to one event loop; they are (re)made lazily on the
         # loop that uses them, so a model survives being used under successive asyncio.run() calls.
         self._client: Any = None
-        self._semaphore: asyncio.Semaphore | None = None
+        self._limit: AdaptiveLimit | None = None  # requests in flight, adapted to the server (AIMD)
         self._loop: asyncio.AbstractEventLoop | None = None
         self.transport = self._pick_transport(transport)
 
@@ -320,15 +322,16 @@ class RemoteChatModel(ChatModel):
 
     # --- shared behaviour -------------------------------------------------------------------
 
-    def _state(self) -> tuple[Any, asyncio.Semaphore]:
+    def _state(self) -> tuple[Any, AdaptiveLimit]:
         loop = asyncio.get_running_loop()
-        if self._loop is not loop or self._client is None or self._semaphore is None:
+        if self._loop is not loop or self._client is None or self._limit is None:
             if self._client is not None:
                 _abandon(self._client)
             self._client = self._make_client()
-            self._semaphore = asyncio.Semaphore(self.concurrency)
+            self._limit = AdaptiveLimit(self.concurrency, self.spec)
+            adaptive.LIVE[self.spec] = self._limit
             self._loop = loop
-        return self._client, self._semaphore
+        return self._client, self._limit
 
     @property
     def endpoint(self) -> str:
@@ -432,35 +435,42 @@ class RemoteChatModel(ChatModel):
         if has_images and self._image_rejection is not None:
             raise self._image_rejection  # the server already refused images: do not send it again
         request = self._build_request(messages, params)
-        client, semaphore = self._state()
-        # A call keeps its slot while it waits out a backoff, so a rate-limited server sees fewer
-        # requests from us rather than the same number from other tasks.
-        async with semaphore:
-            attempt = 0
-            while True:
-                attempt += 1
+        client, limit = self._state()
+        # Each attempt takes a slot of the model's adaptive limit (models/adaptive.py): a 429 halves it
+        # and a Retry-After holds every new request of this model, so a rate-limited server sees fewer
+        # requests from us while this call waits out its backoff.
+        attempt = 0
+        while True:
+            attempt += 1
+            failure: _Failure | None = None
+            async with limit.slot() as slot:
                 try:
                     reply = await self._send(client, request)
-                    break
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
                     failure = self._classify(exc)
-                    if has_images and _rejects_images(failure):
-                        failure = _Failure(
-                            f"{failure.description} (the server seems not to take images: use a vision "
-                            "model, or --captioner-model M to have a vision model describe them)",
-                            retryable=False,
-                            status_code=failure.status_code,
-                        )
-                        self._image_rejection = self._error(failure, attempt)
-                    if failure.retryable and attempt <= self.max_retries:
-                        await asyncio.sleep(self._backoff(attempt, failure.retry_after))
-                        continue
-                    error = self._error(failure, attempt)
-                # Raised outside the except block so the SDK exception, whose request carries the
-                # key in its headers and whose text may quote it, is not chained into tracebacks.
-                raise error
+                    if failure.status_code == 429:  # a pause as long as this call's own backoff, at most
+                        after = failure.retry_after
+                        slot.throttled(None if after is None else min(after, self.retry_max_delay))
+                else:
+                    slot.ok()
+            if failure is None:
+                break
+            if has_images and _rejects_images(failure):
+                failure = _Failure(
+                    f"{failure.description} (the server seems not to take images: use a vision "
+                    "model, or --captioner-model M to have a vision model describe them)",
+                    retryable=False,
+                    status_code=failure.status_code,
+                )
+                self._image_rejection = self._error(failure, attempt)
+            if failure.retryable and attempt <= self.max_retries:
+                await asyncio.sleep(self._backoff(attempt, failure.retry_after))
+                continue
+            # Raised outside the except block so the SDK exception, whose request carries the key in
+            # its headers and whose text may quote it, is not chained into tracebacks.
+            raise self._error(failure, attempt)
         cost = cost_of(self.price, reply.input_tokens, reply.output_tokens)
         usage = Usage(
             input_tokens=reply.input_tokens or 0,
@@ -503,12 +513,16 @@ class RemoteChatModel(ChatModel):
             price=self.price,
             transport=self.transport,
         )
+        if self._limit is not None:
+            info["adaptive"] = self._limit.stats()
         return info
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
         loop, self._loop = self._loop, None
-        self._semaphore = None
+        if self._limit is not None and adaptive.LIVE.get(self.spec) is self._limit:
+            del adaptive.LIVE[self.spec]
+        self._limit = None
         if client is None:
             return
         if loop is asyncio.get_running_loop():
