@@ -296,6 +296,12 @@ def _add_run_options(
         "--prices", default=None, help="JSON file of USD per million tokens overriding the built-in table"
     )
     m.add_argument(
+        "--batch",
+        action="store_true",
+        help="send model calls through OpenAI's / Anthropic's batch APIs (half price, answers within hours; "
+        "resumable from the run directory's batches.jsonl)",
+    )
+    m.add_argument(
         "--transport",
         choices=("lean", "sdk"),
         default=None,

@@ -147,8 +147,15 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
     if args.captioner_model:
         main_options["captioner"] = args.captioner_model
     from playbench.models import make_model, parse_spec, split_server
+    from playbench.models.batch import BATCH_CONCURRENCY, check_spec
+
+    batch = getattr(args, "batch", False)
+    if batch and getattr(args, "executor", "local") != "local":
+        raise ConfigError(f"--batch needs the local executor (got --executor {args.executor})")
 
     def check(spec: str) -> None:
+        if batch:
+            check_spec(spec)
         # fail fast on a bad spec or a missing key; a dry run needs no key (it calls no model)
         if getattr(args, "dry_run", False):
             parse_spec(split_server(spec)[0])
@@ -182,7 +189,8 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
                 episodes=args.episodes,
                 seed=args.seed,
                 trials=args.trials,
-                concurrency=args.concurrency,
+                # a batch waits for every episode in flight: all of them are, unless --concurrency says
+                concurrency=BATCH_CONCURRENCY if batch and args.concurrency == 1 else args.concurrency,
                 executor=args.executor,
                 executor_options=_executor_options(args),
                 task_options={**parse_assignments(args.sets), **seat_options},
@@ -193,6 +201,8 @@ def make_run_configs(args: argparse.Namespace) -> list[Any]:
                 max_cost=max_cost,
             )
         )
+    if batch:  # one journal for the command: the run's directory, or a sweep's root
+        settings.batch_dir = configs[0].out if len(configs) == 1 else str(Path(configs[0].out).parent)
     return configs
 
 
@@ -544,6 +554,9 @@ def cmd_sweep(args: argparse.Namespace, argv: list[str]) -> int:
         (config,) = make_run_configs(cell_namespace)
         configs.append(config)
         cell_args.append(cell_namespace)
+    if getattr(args, "batch", False):  # the cells share one pool: one journal in the sweep's folder
+        for config in configs:
+            config.models.batch_dir = str(plan.out)
     names = [c.name for c in plan.cells]
     err_console.print(
         f"sweep {plan.path}: {len(plan.cells)} cell(s) into {plan.out}/ ({', '.join(names[:6])}"

@@ -3,6 +3,11 @@
 Prices are USD per million tokens, keyed by model name (`gpt-4o`) or by full spec
 (`openai:gpt-4o`, which wins, so the same name served by a local server can be priced at 0).
 A model without a price gets `cost=None`: an unknown cost is reported as unknown, never as free.
+
+Batch APIs (`--batch`, `playbench.models.batch`): OpenAI's Batch API and Anthropic's Message Batches
+both bill at half the standard price, input and output alike (`BATCH_DISCOUNT`). An entry may name
+its batch prices explicitly (`{"input": x, "output": y, "batch_input": bx, "batch_output": by}`, both
+or neither), which then win over the discount (`batch_price`).
 """
 
 from __future__ import annotations
@@ -51,6 +56,12 @@ DEFAULT_PRICES: dict[str, dict[str, float]] = {
     "gemini-3-pro-preview": {"input": 2.00, "output": 12.00},
 }
 
+# Batch APIs bill at this share of the standard price: OpenAI's Batch API and Anthropic's Message
+# Batches both charge 50% of the standard input and output prices (their pricing pages, 2025).
+BATCH_DISCOUNT = 0.5
+# An entry's optional explicit batch prices (USD per million tokens), which win over the discount.
+BATCH_KEYS = ("batch_input", "batch_output")
+
 # Snapshot suffixes that do not change the price: -2024-08-06, -20241022, -latest.
 _SNAPSHOT = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8}|latest)$")
 
@@ -64,13 +75,15 @@ def _parse_entry(name: object, value: object, source: str) -> dict[str, float]:
         raise ConfigError(
             f"bad price entry in {source}: model names must be non-empty strings (got {name!r})"
         )
-    if not isinstance(value, Mapping) or set(value) != {"input", "output"}:
+    keys = set(value) if isinstance(value, Mapping) else set()
+    if not isinstance(value, Mapping) or keys not in ({"input", "output"}, {"input", "output", *BATCH_KEYS}):
         raise ConfigError(
             f'bad price for {name!r} in {source}: expected {{"input": x, "output": y}} '
-            f"(USD per million tokens), got {value!r}"
+            '(optionally with "batch_input" and "batch_output"; USD per million tokens), '
+            f"got {value!r}"
         )
     out: dict[str, float] = {}
-    for side in ("input", "output"):
+    for side in ("input", "output", *sorted(keys & set(BATCH_KEYS))):
         x = value[side]
         if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x) or x < 0:
             raise ConfigError(f"bad {side} price for {name!r} in {source}: {x!r} (need a number >= 0)")
@@ -132,3 +145,14 @@ def cost_of(
     if price is None or input_tokens is None or output_tokens is None:
         return None
     return (input_tokens * price["input"] + output_tokens * price["output"]) / 1_000_000
+
+
+def batch_price(price: Mapping[str, float] | None) -> dict[str, float] | None:
+    """The price a batch API's calls are charged at: the entry's explicit `batch_input` /
+    `batch_output`, else BATCH_DISCOUNT of its standard prices; None for an unpriced model."""
+    if price is None:
+        return None
+    return {
+        "input": float(price.get("batch_input", price["input"] * BATCH_DISCOUNT)),
+        "output": float(price.get("batch_output", price["output"] * BATCH_DISCOUNT)),
+    }

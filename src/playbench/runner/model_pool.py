@@ -21,6 +21,7 @@ class ModelSettings:
     # "lean" / "sdk" for OpenAI-compatible providers; None: lean for a --base-url server, the SDK for the
     # provider's own API (models/remote.py)
     transport: str | None = None
+    batch_dir: str | None = None  # --batch: the run directory whose batches.jsonl records the batches
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -67,6 +68,10 @@ class ModelPool:
         self._cache = None
         self.share_provider_budget = share_provider_budget
         self._gates: dict[str, asyncio.Semaphore] = {}
+        if self.settings.batch_dir:  # --batch: every model's calls go through its provider's batch API
+            from playbench.models.batch import wrap_pool
+
+            wrap_pool(self, self.settings.batch_dir)
 
     def get(self, spec: str) -> ChatModel:
         if spec not in self._models:

@@ -549,4 +549,8 @@ def _price(spec: str, config: Any) -> tuple[float, float] | None:
     if provider == "mock":
         return (0.0, 0.0)
     price = price_for(spec, model, merge_prices(config.models.prices or None))
+    if getattr(config.models, "batch_dir", None):  # --batch: the batch APIs' price
+        from playbench.models.pricing import batch_price
+
+        price = batch_price(price)
     return None if price is None else (price["input"], price["output"])

@@ -12,6 +12,8 @@ Endpoints:
 - OpenAI: POST /v1/chat/completions and GET /v1/models; the SDK's base URL is `srv.base_url` (ends
   in /v1).
 - Anthropic: POST /v1/messages; the SDK's base URL is `srv.anthropic_base_url` (without /v1).
+- OpenAI's Files and Batch API and Anthropic's Message Batches, each batched request answered as a
+  direct one: see `playbench.testing.scripted_batch` (and its `configure` for polls and failures).
 - Gemini: POST /{v1,v1beta,v1alpha}/models/{MODEL}:generateContent (google-genai 3.x sends /v1/,
   older releases /v1beta/); the SDK's base URL is `srv.google_base_url` (the server's root). The
   key travels in `x-goog-api-key` (or `?key=`); a request with neither gets 403, as from the real
@@ -740,6 +742,12 @@ def _error_body(protocol: str | None, status: int, message: str, retry_after: fl
     return _openai_error(status, message)
 
 
+def _batch_endpoints() -> Any:
+    from playbench.testing import scripted_batch  # imports this module: loaded on first use
+
+    return scripted_batch
+
+
 class _Handler(BaseHTTPRequestHandler):
     # HTTP/1.1 keep-alive, as real APIs do: the SDKs pool connections.
     protocol_version = "HTTP/1.1"
@@ -798,6 +806,8 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length > 0 else b""
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        if _batch_endpoints().handle(self, "GET"):  # the batch APIs: scripted_batch.py
+            return
         srv = self.server.scripted
         headers = {k.lower(): v for k, v in self.headers.items()}
         record = srv._record("GET", self.path, headers, None)
@@ -819,6 +829,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"object": "list", "data": data})
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        if _batch_endpoints().handle(self, "POST"):
+            return
         srv = self.server.scripted
         path, _, query = self.path.partition("?")
         path = path.rstrip("/")
