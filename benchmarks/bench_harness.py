@@ -44,8 +44,16 @@ TARGET_CALL_MS = 0.5  # transport CPU per model call
 
 
 def run_once(
-    task: str, model: str, episodes: int, concurrency: int, base_url: str | None, tmp: str, name: str
+    task: str,
+    model: str,
+    episodes: int,
+    concurrency: int,
+    base_url: str | None,
+    tmp: str,
+    name: str,
+    workers: int = 0,
 ) -> tuple[int, float, float]:
+    """One run; `workers` > 0 runs it with `--executor processes` (their CPU counted in)."""
     cfg = RunConfig(
         [task],
         {"*": AgentSpec("llm", model)},
@@ -53,10 +61,16 @@ def run_once(
         episodes=episodes,
         concurrency=concurrency,
         models=ModelSettings(base_url=base_url, concurrency=concurrency),
+        executor="processes" if workers else "local",
+        executor_options={"workers": workers} if workers else {},
     )
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0, c0 = time.perf_counter(), time.process_time()
     asyncio.run(execute(cfg))
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if workers:
+        cpu += after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
     recs = [json.loads(x) for x in (Path(tmp) / name / "episodes.jsonl").read_text().splitlines()]
     errors = [r["error"] for r in recs if r["error"]]
     if errors:
@@ -64,13 +78,17 @@ def run_once(
     return sum(r["steps"] for r in recs), wall, cpu
 
 
-def run_http(transport: str, args: argparse.Namespace, base_url: str, tmp: str) -> tuple[int, float, float]:
-    """One HTTP run with the given transport ($PLAYBENCH_TRANSPORT, which every model made then reads)."""
+def run_http(
+    transport: str, args: argparse.Namespace, base_url: str, tmp: str, workers: int = 0
+) -> tuple[int, float, float]:
+    """One HTTP run with the given transport ($PLAYBENCH_TRANSPORT, which every model made then reads,
+    worker processes included)."""
     before = os.environ.get(TRANSPORT_ENV)
     os.environ[TRANSPORT_ENV] = transport
     try:
+        name = f"{transport}-w{workers}"
         return run_once(
-            args.task, "openai:scripted", args.episodes, args.concurrency, base_url, tmp, transport
+            args.task, "openai:scripted", args.episodes, args.concurrency, base_url, tmp, name, workers
         )
     finally:
         if before is None:
@@ -86,6 +104,12 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=32)
     ap.add_argument("--latency", type=float, default=0.05)
     ap.add_argument("--transports", default="lean,sdk", help="comma-separated, measured in this order")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="also run the lean transport with --executor processes and this many workers (0: skip)",
+    )
     args = ap.parse_args()
     transports = [t.strip() for t in args.transports.split(",") if t.strip()]
     bad = [t for t in transports if t not in TRANSPORTS]
@@ -106,6 +130,23 @@ def main() -> None:
             print(
                 f"HTTP, {transport} transport (server in its own process): {steps} steps in {wall:.2f} s, "
                 f"client CPU {1000 * cpu / steps:.3f} ms/step, scripted server CPU {1000 * server:.3f} ms/request"
+            )
+            print(
+                f"  step rate {rate:.0f}/s vs ideal {ideal:.0f}/s: {100 * rate / ideal:.1f}% "
+                f"(target >= {TARGET_RATIO:g}%)"
+            )
+
+        if args.workers and "lean" in transports:
+            # worker processes: the per-round work of the episodes in flight is shared between cores; the
+            # run is long enough (episodes x 4) that the workers' start-up does not dominate it
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            with server_process([REPLY], args.latency) as base_url:
+                long = argparse.Namespace(**{**vars(args), "episodes": args.episodes * 4})
+                steps, wall, cpu = run_http("lean", long, base_url, tmp, args.workers)
+            rate = steps / wall
+            print(
+                f"HTTP, lean transport, --executor processes --workers {args.workers}: {steps} steps in "
+                f"{wall:.2f} s (worker start-up included), client CPU {1000 * cpu / steps:.3f} ms/step"
             )
             print(
                 f"  step rate {rate:.0f}/s vs ideal {ideal:.0f}/s: {100 * rate / ideal:.1f}% "
