@@ -40,6 +40,9 @@ class CommaConfig(TextsOptions):
     # the authors' puzzle set (their config/puzzles_final.json; the clone's by default): the instances
     # of the eight puzzles it holds; None: generated (button and dog always are)
     puzzles: str | None = None
+    # "twin": one new puzzle per puzzle of the authors' set, matched in difficulty (twin.py), drawn with
+    # the run's seed; needs no clone. "default": the set above (the authors' or generated)
+    dataset: Literal["default", "twin"] = "default"
 
     @field_validator("module")
     @classmethod

@@ -45,6 +45,8 @@ from playbench.tasks.comma.originals import USE
 from playbench.tasks.comma.replies import ExpertReply, SolverReply, cut_words, find_action
 from playbench.tasks.comma.session import Session
 from playbench.tasks.comma.texts import OriginalWords
+from playbench.tasks.comma.twin import difficulty as twin_difficulty
+from playbench.tasks.comma.twin import paper_records, twin_instance
 
 # what other modules (and tests) import from here
 __all__ = [
@@ -86,7 +88,7 @@ class CommaTask(EpisodeTask):
     def data_origin(self) -> str:
         """`original@<commit>` for the puzzles of the authors' set, `generated` for ours."""
         from_set = [n for n in self.module_names if n in paper_set.PAPER_MODULES]
-        if self.config.puzzles is None or not from_set:
+        if self.config.dataset == "twin" or self.config.puzzles is None or not from_set:
             return "generated"
         stamp = paper_set.set_stamp(self.config.puzzles)
         rest = [n for n in self.module_names if n not in paper_set.PAPER_MODULES]
@@ -106,6 +108,8 @@ class CommaTask(EpisodeTask):
 
     # --- instances -------------------------------------------------------------------------------
     def _instances(self, n: int | None, seed: int) -> list[Instance]:
+        if self.config.dataset == "twin":
+            return self._twin_instances(n, seed)
         names = self.module_names
         # round robin over the modules, so any prefix of comma/all covers them evenly
         if n is not None:
@@ -117,6 +121,28 @@ class CommaTask(EpisodeTask):
             for name in names
             if k < sizes[name]
         ]
+
+    def _twin_instances(self, n: int | None, seed: int) -> list[Instance]:
+        """One twin per paper puzzle, in the paper set's order (`twin.py`); comma/all twins the eight
+        puzzles the authors' set holds (button and dog have no paper puzzles to twin)."""
+        names = tuple(m for m in self.module_names if m in paper_set.PAPER_MODULES) or self.module_names
+        if n is not None:
+            return [
+                twin_instance(names[i % len(names)], i // len(names), seed, self.config) for i in range(n)
+            ]
+        sizes = {name: min(self.config.instances_per_module, len(paper_records(name))) for name in names}
+        return [
+            twin_instance(name, k, seed, self.config)
+            for k in range(max(sizes.values()))
+            for name in names
+            if k < sizes[name]
+        ]
+
+    def difficulty(self, instance: Instance) -> dict[str, Any]:
+        """The puzzle's difficulty parameters and the oracle pair's turns (`twin.py`, README "Twins")."""
+        puzzle = self.coerce_instance(instance)
+        assert isinstance(puzzle, CommaInstance)
+        return twin_difficulty(puzzle)
 
     def _set_size(self, name: str) -> int:
         """Instances of `name` in the default set: `instances_per_module`, at most the authors' set's."""

@@ -42,6 +42,7 @@ from playbench.tasks.ivispar.schema import (
     SGPConfig,
     SGPInstance,
 )
+from playbench.tasks.ivispar.twin import difficulty as board_difficulty
 
 TASK_NAME = "ivispar/board-inference"
 RANDOM_LISTINGS = 20  # board listings offered as legal actions (the random baseline's choices)
@@ -67,7 +68,7 @@ class BoardInferenceConfig(TaskConfig):
     """
 
     modality: Literal["2d", "3d"] = "2d"
-    dataset: Literal["paper", "generated"] = "paper"
+    dataset: Literal["paper", "generated", "twin"] = "paper"
     board_size: BoardSize = Field(default_factory=lambda: [4, 4])
     colors: list[str] = Field(default_factory=lambda: ["green", "red", "blue", "yellow"])
     shapes: list[str] = Field(default_factory=lambda: ["cube", "sphere", "pyramid", "cylinder"])
@@ -104,8 +105,11 @@ class BoardInferenceConfig(TaskConfig):
 
     @model_validator(mode="after")
     def _paper_board(self) -> BoardInferenceConfig:
-        if self.dataset == "paper" and list(self.board_size) != [4, 4]:
-            raise ValueError("the paper's dataset is 4x4; set dataset=generated for other board sizes")
+        if self.dataset in ("paper", "twin") and list(self.board_size) != [4, 4]:
+            raise ValueError(
+                f"dataset={self.dataset} is the paper's 4x4 boards (or their twins); set dataset=generated "
+                "for other board sizes"
+            )
         return self
 
     def sgp_config(self, modality: str | None = None) -> SGPConfig:
@@ -308,6 +312,12 @@ class BoardInferenceTask(EpisodeTask):
             assert isinstance(p, SGPInstance)
             out.append(BoardInferenceInstance.from_puzzle(p))
         return out
+
+    def difficulty(self, instance: Instance) -> dict[str, Any]:
+        """The puzzle's statistics (`twin.difficulty`), so a board's twin is matched as in `ivispar/sgp`."""
+        board = self.coerce_instance(instance)
+        assert isinstance(board, BoardInferenceInstance)
+        return board_difficulty(board.puzzle())
 
     # --- episode ---------------------------------------------------------------------------
     def coerce_instance(self, instance: Instance | dict[str, Any]) -> Instance:

@@ -109,8 +109,9 @@ class SGPConfig(TextsOptions):
 
     modality: Literal["text", "2d", "3d"] = "text"
     # "paper": the 300 boards the paper ran (shipped, data/paper_boards.json); "generated": our
-    # seeded generator with every knob below
-    dataset: Literal["paper", "generated"] = "paper"
+    # seeded generator with every knob below; "twin": one new board per paper board, matched in
+    # difficulty (twin.py), drawn with the run's seed
+    dataset: Literal["paper", "generated", "twin"] = "paper"
     board_size: BoardSize = Field(default_factory=lambda: [4, 4])
     past_window: int = Field(2, ge=0, le=50)
     max_steps: int = Field(20, ge=1, le=10_000)
@@ -227,10 +228,10 @@ class SGPConfig(TextsOptions):
 
     @model_validator(mode="after")
     def _grid_exists(self) -> SGPConfig:
-        if self.dataset == "paper" and (list(self.board_size) != [4, 4] or self.interference):
+        if self.dataset in ("paper", "twin") and (list(self.board_size) != [4, 4] or self.interference):
             raise ValueError(
-                "the paper's dataset is 4x4 with interference 0; set dataset=generated for other "
-                "board sizes or interference"
+                f"dataset={self.dataset} is the paper's 4x4 boards (or their twins) with interference 0; "
+                "set dataset=generated for other board sizes or interference"
             )
         if self.interference and not self.geom_counts():
             raise ValueError(

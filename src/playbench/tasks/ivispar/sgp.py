@@ -31,6 +31,8 @@ from playbench.tasks.ivispar.paper_parse import PaperCommand, decode, extract_co
 from playbench.tasks.ivispar.puzzle import SlidingPuzzleTask
 from playbench.tasks.ivispar.schema import DEFAULT_REPS, SGPConfig, SGPInstance
 from playbench.tasks.ivispar.solver import Solver
+from playbench.tasks.ivispar.twin import difficulty as board_difficulty
+from playbench.tasks.ivispar.twin import twin_instances
 
 # Counters of the paper's Table 3, in its order.
 COUNTERS: tuple[str, ...] = (
@@ -118,6 +120,8 @@ class SlidingGeomTask(SlidingPuzzleTask):
         cfg = self.config
         if cfg.dataset == "paper":  # the shipped boards; the seed plays no part
             return list(paper_instances(n, cfg.num_geoms, cfg.optimal_length))
+        if cfg.dataset == "twin":  # one new board per paper board, matched in difficulty
+            return list(twin_instances(n, seed, cfg.num_geoms, cfg.optimal_length))
         board = get_board(*cfg.board_size)
         cells = cell_order(cfg.geom_counts(), cfg.lengths())
         total = DEFAULT_REPS * len(cells) if n is None else n
@@ -131,6 +135,12 @@ class SlidingGeomTask(SlidingPuzzleTask):
                 )
             )
         return out
+
+    def difficulty(self, instance: Instance) -> dict[str, Any]:
+        """Geoms, optimal length, board, colour and shape mix, geoms to move, blocked goals (`twin.py`)."""
+        board = self.coerce_instance(instance)
+        assert isinstance(board, SGPInstance)
+        return board_difficulty(board)
 
     # --- episode ---------------------------------------------------------------------------
     def _begin(self, instance: SGPInstance) -> None:

@@ -1,0 +1,1 @@
+"""Figures shipped with the COMMA suite (see comma/twin.py)."""
