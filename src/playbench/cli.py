@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
@@ -147,6 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
         agent_required=False,
         out_help="run directory (default: runs/reproduce-<suite>-<agent>[-<model>]-s<seed>)",
     )
+
+    from playbench.cli_probe import add_parser as add_probe_parser
+
+    add_probe_parser(sub, _add_run_options)
 
     from playbench.cli_originals import add_parser as add_originals_parser
 
@@ -508,6 +512,22 @@ def cmd_instances(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_probes(runs: list[dict[str, Any]], dirs: list[str], report_md: Path) -> None:
+    """A contamination probe's verdict beside its suite: the probe.json of the given folders (or of the
+    folder above a run, a probe's paper/ and twin/) appended to report.md and printed."""
+    from playbench.report.contamination import find_probes, markdown
+
+    probes = find_probes([*dirs, *(run["path"] for run in runs)])
+    if not probes:
+        return
+    lines = ["", "## Contamination probes", ""]
+    for probe in probes:
+        lines += markdown(probe)
+        print(f"contamination probe of {probe.get('suite')}: {probe['verdict']}")
+    with report_md.open("a", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from playbench.report.plots import write_plots
     from playbench.report.tables import load_run, print_table, write_report
@@ -539,6 +559,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             unreadable.append(run["path"])
     print_table(runs)
     paths = write_report(runs, out) + write_plots(runs, out)
+    _add_probes(runs, args.dirs, Path(out) / "report.md")
     if args.html:
         from playbench.web.export import write_html
 
@@ -675,6 +696,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from playbench.cli_reproduce import cmd_reproduce
 
             return cmd_reproduce(args, argv)
+        if args.command == "probe":
+            from playbench.cli_probe import cmd_probe
+
+            return cmd_probe(args, argv)
         if args.command == "instances":
             return cmd_instances(args)
         if args.command == "report":
