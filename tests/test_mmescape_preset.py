@@ -45,10 +45,12 @@ def test_every_number_of_the_tables_as_printed(preset):
         "Table 9",
         "Table 10",
         "Table 11",
+        "Table 6",
     ]
     cells = sum(len(v) for t in preset.tables for r in t.rows for v in r.values.values())
     # Table 1: 9 rows x (4 + 5 + 5 + 1); Table 3: 5 x 14; Tables 8-11: 5 + 30 + 20 + 2
-    assert cells == 9 * 15 + 5 * 14 + 5 + 30 + 20 + 2
+    # Table 6 (appendix B): 11 scenes x 4 measures x 4 settings (key-note scene 0 null)
+    assert cells == 9 * 15 + 5 * 14 + 5 + 30 + 20 + 2 + 11 * 4 * 4
     row = {r.model: r.values for r in tables["Table 1"].rows}
     assert [r.model for r in tables["Table 1"].rows][:2] == ["Human", "GPT-4o"]
     assert row["GPT-4o"]["ER"] == {"Difficulty-1": 100.0, "Difficulty-2": 72.73}

@@ -160,6 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_export_parser(sub)
 
+    from playbench.cli_study import add_parser as add_study_parser
+
+    add_study_parser(sub, serve)
+
     quick = sub.add_parser("quickstart", help="every task with the oracle and random agents, then a report")
     quick.add_argument("--episodes", type=int, default=10)
     quick.add_argument("--seed", type=int, default=0)
@@ -581,6 +585,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    if args.study:
+        from playbench.cli_study import cmd_serve_study
+
+        return cmd_serve_study(args)
     try:
         from playbench.web.server import serve
     except ImportError as exc:
@@ -714,6 +722,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from playbench.cli_originals import cmd_originals
 
             return cmd_originals(args)
+        if args.command == "study":
+            from playbench.cli_study import cmd_study
+
+            return cmd_study(args)
         if args.command == "export":
             from playbench.cli_export import cmd_export
 

@@ -41,6 +41,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         f"(default: {', '.join(f'{k} for {v}' for v, k in DEFAULT_IMAGES.items())})",
     )
     export.add_argument("--force", action="store_true", help="replace an earlier export at PATH")
+    export.add_argument(
+        "--drop-pseudonyms",
+        action="store_true",
+        help="write every study participant's seat human:<pseudonym> as human (playbench study)",
+    )
 
 
 def cmd_export(args: argparse.Namespace, argv: list[str] | None = None) -> int:
@@ -58,6 +63,7 @@ def cmd_export(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         force=args.force,
         command=["playbench", *(argv if argv is not None else sys.argv[1:])],
         warn=warn,
+        drop_pseudonyms=args.drop_pseudonyms,
     )
     tables = result.manifest["tables"]
     counts = ", ".join(f"{info['rows']} {table}" for table, info in tables.items())

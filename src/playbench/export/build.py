@@ -86,9 +86,11 @@ def export_runs(
     force: bool = False,
     command: list[str] | None = None,
     warn: Callable[[str], None] | None = None,
+    drop_pseudonyms: bool = False,
 ) -> ExportResult:
     """Export the run directories at or below each of `dirs` into `out` (see the package docstring).
-    `warn(message)` hears each skipped line or missing file, prefixed with its run's path."""
+    `warn(message)` hears each skipped line or missing file, prefixed with its run's path;
+    `drop_pseudonyms` writes every study participant's seat `human:<pseudonym>` as `human`."""
     images = check_choices(fmt, images)
     check_libraries(fmt)
     found = sources(dirs)
@@ -99,7 +101,7 @@ def export_runs(
     runs: list[RunRows] = []
     index = 0
     for source in found:
-        runs += list(source_runs(source, images, index))
+        runs += list(source_runs(source, images, index, drop_pseudonyms))
         index += len(source.runs)
     provenance: dict[str, Any] = {
         "playbench_export": EXPORT_VERSION,
@@ -108,6 +110,7 @@ def export_runs(
         "playbench_version": playbench.__version__,
         "exported_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "command": command,
+        "drop_pseudonyms": drop_pseudonyms,
         "sources": [{"dir": s.dir, "runs": [name for name, _ in s.runs]} for s in found],
         "runs": {r.name: {"path": str(r.path), "cell": r.cell, "config": r.config} for r in runs},
     }

@@ -19,6 +19,7 @@ fixed Arrow struct can for task-specific data such as `info` or `metrics`), and 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -261,10 +262,20 @@ class RunRows:
     rows one episode at a time (`episodes()`), in `results.load`'s order: records sorted by task,
     instance and trial; lines in file order."""
 
-    def __init__(self, name: str, path: Path, cell: dict[str, Any] | None, mode: str, folder: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        path: Path,
+        cell: dict[str, Any] | None,
+        mode: str,
+        folder: str,
+        anonymous: bool = False,
+    ) -> None:
         self.name, self.path, self.cell, self.mode, self.folder = name, path, cell, mode, folder
         self.reader = RunReader(path)
         self.records, self.warnings = self.reader.records_with_warnings()
+        if anonymous:  # --drop-pseudonyms
+            self.records = [drop_pseudonym(r) for r in self.records]
         self.config, problem = self.reader.json_with_warning("config.json")
         if problem:
             self.warnings.append(problem)
@@ -350,10 +361,28 @@ class RunRows:
                 turn["images"] = [{**ref, slot: payload.get(ref["file"])} for ref in turn["images"]]
 
 
-def source_runs(source: Source, mode: str, first_index: int = 0) -> Iterator[RunRows]:
+def source_runs(
+    source: Source, mode: str, first_index: int = 0, anonymous: bool = False
+) -> Iterator[RunRows]:
     """Each run of `source` (`first_index` numbers the runs across sources, for `image_dir`)."""
     for index, (name, path) in enumerate(source.runs, first_index):
-        yield RunRows(name, path, source.cell(path), mode, image_dir(name, index))
+        yield RunRows(name, path, source.cell(path), mode, image_dir(name, index), anonymous)
+
+
+PSEUDONYM = re.compile(r"\bhuman:[^\s,;()/+]+")
+
+
+def drop_pseudonym(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with every `human:<pseudonym>` seat (a study participant) written `human`, in its
+    `agent` and in its `roles` (which the turns table reads)."""
+    out = dict(record)
+    if isinstance(out.get("agent"), str):
+        out["agent"] = PSEUDONYM.sub("human", out["agent"])
+    if isinstance(out.get("roles"), dict):
+        out["roles"] = {
+            k: PSEUDONYM.sub("human", v) if isinstance(v, str) else v for k, v in out["roles"].items()
+        }
+    return out
 
 
 def key_label(key: dict[str, Any]) -> str:

@@ -144,7 +144,9 @@ def comparisons_for(runs: list[dict[str, Any]]) -> list[Comparison]:
         except ConfigError:
             continue  # a run made with a preset this installation does not have
         out += comparisons(preset, group)
-    return out
+    from playbench.study.results import study_comparisons
+
+    return out + study_comparisons(runs, comparisons)  # a human study's row beside the paper's
 
 
 def format_cell(cell: Cell, digits: int = 2, with_ci: bool = True) -> str:

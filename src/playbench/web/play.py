@@ -47,6 +47,11 @@ INSTANCE_CHOICES = 500
 BUILTIN_PARTNERS = ("human", "random", "oracle", "llm")
 
 
+def is_human(spec: AgentSpec) -> bool:
+    """A seat a person plays: `human`, or `human:<pseudonym>` (a study participant, `playbench.study`)."""
+    return spec.name == "human" or spec.name.startswith("human:")
+
+
 def partner_choices(task_id: str | None = None) -> list[str]:
     """The agents offered for the other seats; for a task, a suite's own agents only with its own tasks
     (a VisEscape agent cannot sit in a COMMA seat)."""
@@ -68,7 +73,7 @@ class PlaySetup:
 
     @property
     def human_roles(self) -> list[str]:
-        return [role for role, spec in self.seats.items() if spec.name == "human"]
+        return [role for role, spec in self.seats.items() if is_human(spec)]
 
 
 def prepare(
@@ -115,7 +120,7 @@ class Seat:
     def __init__(self, role: str, spec: AgentSpec) -> None:
         self.role = role
         self.spec = spec
-        self.human = spec.name == "human"
+        self.human = is_human(spec)
         self.pending: Observation | None = None
         self.future: asyncio.Future[str] | None = None
         self.moves = 0  # moves this seat has made; a submission must name the move it answers
@@ -405,8 +410,9 @@ def _slug(text: str) -> str:
 class PlayManager:
     """The games of one server: where they are recorded, their sessions and the shared model pool."""
 
-    def __init__(self, play_root: Path, idle_timeout: float = IDLE_TIMEOUT_S) -> None:
-        self.play_root = play_root / PLAY_FOLDER
+    def __init__(self, play_root: Path, idle_timeout: float = IDLE_TIMEOUT_S, folder: str = PLAY_FOLDER) -> None:
+        # the run directories are `<play_root>/<folder>/<run>` (folder "": `<play_root>/<run>`, a study's)
+        self.play_root = play_root / folder
         self.idle_timeout = idle_timeout
         self.sessions: dict[str, PlaySession] = {}
         self.pool = ModelPool()

@@ -309,7 +309,9 @@ def _waiting(session: PlaySession, role: str) -> str:
     return f'<p class="waiting" data-testid="waiting">Waiting for the <b>{esc(other)}</b> ({esc(who)})…</p>'
 
 
-def _turn(session: PlaySession, role: str) -> str:
+def _turn(session: PlaySession, role: str, form_fields: str = "") -> str:
+    """The seat's turn: the observation and the move forms; `form_fields` (HTML) goes into every form
+    (a study's CSRF token, `playbench.study.pages`)."""
     seat = session.seats[role]
     obs = seat.pending
     assert obs is not None
@@ -360,6 +362,7 @@ def _turn(session: PlaySession, role: str) -> str:
         return (
             f'<form method=post action="/play/s/{quote(session.sid)}/act" class="act {kind}" data-act>'
             f'<input type=hidden name=seat value="{esc(role)}"><input type=hidden name=move value="{seat.moves}">'
+            f"{form_fields}"
         )
 
     if controls:
