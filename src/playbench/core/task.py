@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from playbench.core.errors import ConfigError
 from playbench.core.model_side import ModelSide
 from playbench.core.originals import OriginalsUse
-from playbench.core.types import EpisodeResult, Observation, StepResult
+from playbench.core.types import EpisodeResult, Observation, Progress, StepResult
 
 
 class TaskConfig(BaseModel):
@@ -216,6 +216,13 @@ class Task(ABC):
         if state is None:
             raise ConfigError(f"{type(self).__name__} does not define state(), so it has no state digest")
         return hashlib.sha256(json.dumps(state, sort_keys=True, default=_jsonable).encode()).hexdigest()
+
+    def progress(self) -> Progress | None:
+        """How far the current state is from the goal (the oracle's distance, and/or the task's own
+        progress fraction), for error maps: the report replays a recorded episode's actions and asks this
+        after reset and after every step (`report/error_maps.py`), so it costs nothing while playing.
+        None: the task defines no progress. It must not change the state."""
+        return None
 
     def difficulty(self, instance: Instance) -> dict[str, Any] | None:
         """The instance's difficulty statistics (numbers or category names: geoms, optimal length, chain

@@ -167,6 +167,20 @@ class StepResult:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Progress:
+    """How far the current state is from the goal, for error maps (`Task.progress`). `distance`: the
+    oracle's count of steps from this state to the goal (0 at the goal; None where the task has no exact
+    one); `fraction`: the task's own progress measure in [0, 1] (1 at the goal; chain progress, FSM
+    progress, coverage), None where it has none."""
+
+    distance: int | None = None
+    fraction: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"distance": self.distance, "fraction": self.fraction}
+
+
 @dataclass
 class EpisodeResult:
     """A finished (or interrupted) episode as the task scores it. `termination` says why it ended
