@@ -369,7 +369,8 @@ def _door_zones(
     return zones, spans
 
 
-def _start_pose(world: geo.World, room: RoomSpec, rng: random.Random) -> Pose | None:
+def free_spots(world: geo.World, room: RoomSpec) -> list[tuple[float, float]]:
+    """Where a player may start: the points of a 0.25 m grid of the room at least 0.7 m from anything."""
     obstacles = world.obstacles(geo.VisualState())
     spots = []
     step = 0.25
@@ -380,6 +381,11 @@ def _start_pose(world: geo.World, room: RoomSpec, rng: random.Random) -> Pose | 
             x, z = room.x0 + i * step, room.z0 + j * step
             if all(_clearance(ob, x, z) >= 0.7 for ob in obstacles):
                 spots.append((x, z))
+    return spots
+
+
+def _start_pose(world: geo.World, room: RoomSpec, rng: random.Random) -> Pose | None:
+    spots = free_spots(world, room)
     if not spots:
         return None
     x, z = rng.choice(spots)
@@ -429,6 +435,14 @@ def generate(
             }
         )
     raise RuntimeError(f"could not generate a playable room for {instance_id} ({last_error})")
+
+
+def draft(
+    instance_id: str, level: str, chains: list[Chain], rng: random.Random, max_steps: int, scene: str | None
+) -> EscapeInstance | None:
+    """One furnished room set with a random start (None when the furniture or props did not fit),
+    before the oracle's check: what `generate` tries, and what a twin (`twins.py`) searches."""
+    return _attempt(instance_id, level, chains, rng, max_steps, scene)
 
 
 def _attempt(

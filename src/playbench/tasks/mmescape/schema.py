@@ -97,6 +97,9 @@ class EscapeConfig(TextsOptions):
     judge_max_interactions: int = Field(default=30, ge=0, le=500)
     default_instances: int = Field(default=11, ge=1, le=1000)
     scenes: str | None = None  # paper tasks: the original's scene files (a clone's levels/ folder)
+    # paper tasks: the paper's scenes, or a fresh twin of each (`twins.py`: a generated room matched
+    # to the scene's difficulty statistics, drawn from the run's seed)
+    dataset: Literal["paper", "twin"] = "paper"
 
     @model_validator(mode="before")
     @classmethod

@@ -46,6 +46,7 @@ from playbench.tasks.mmescape.chain import (
     realise,
     renumber,
 )
+from playbench.tasks.mmescape.difficulty import difficulty
 from playbench.tasks.mmescape.engine import Rules
 from playbench.tasks.mmescape.layout import exit_visible, generate
 from playbench.tasks.mmescape.model_side import paper_model_side
@@ -73,6 +74,7 @@ from playbench.tasks.mmescape.schema import (
     EscapeInstance,
 )
 from playbench.tasks.mmescape.scoring import ScoringMixin
+from playbench.tasks.mmescape.twins import make_twin, paper_record
 from playbench.tasks.mmescape.words import Words
 
 
@@ -124,7 +126,7 @@ class EscapeTask(ObservingMixin, RepliesMixin, ScoringMixin, EpisodeTask):
         """`generated` (the procedural levels, a chain file's rooms); the paper's scenes: read from a
         clone (`scenes`, by default the originals folder's) `original@<commit>`, else the converted
         copy playbench ships, `original@b7b9fea, converted` (the fork's houses: `fork@a5b2dc2`)."""
-        if not self._paper():
+        if not self._paper() or self.config.dataset == "twin":
             return "generated"
         if self.config.scenes is not None:
             root = Path(self.config.scenes).expanduser()
@@ -205,6 +207,13 @@ class EscapeTask(ObservingMixin, RepliesMixin, ScoringMixin, EpisodeTask):
             raise ConfigError(
                 "scenes= reads the original's scene files for the paper tasks (mmescape/paper-*)"
             )
+        if self.config.dataset == "twin":
+            if not paper or self.config.level == "paper-houses":
+                raise ConfigError(
+                    f"dataset=twin: twins exist for the paper's scenes (mmescape/paper, mmescape/paper-level-*), "
+                    f"not for level {self.config.level!r}"
+                )
+            return self._twin_instances(n, seed)
         if paper:
             return self._paper_instances(n)
         label, chains = self._source()
@@ -269,6 +278,25 @@ class EscapeTask(ObservingMixin, RepliesMixin, ScoringMixin, EpisodeTask):
         except PaperDataError as exc:
             raise ConfigError(str(exc)) from None
         return out
+
+    def _twin_instances(self, n: int | None, seed: int) -> list[Instance]:
+        """A fresh twin of each paper scene (`twins.py`), in the paper set's order; the first n."""
+        papers = self._paper_instances(n)
+        out: list[Instance] = []
+        for paper in papers:
+            assert isinstance(paper, EscapeInstance)
+            try:
+                out.append(make_twin(paper, paper_record(paper), seed, self._solve, self.view()))
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+        return out
+
+    def difficulty(self, instance: Instance) -> dict[str, Any] | None:
+        """Chain length, props, metres from the start to the exit and to the props, and how much of
+        the props the start view hides (`difficulty.py`; measured with the original's camera)."""
+        inst = self.coerce_instance(instance)
+        assert isinstance(inst, EscapeInstance)
+        return difficulty(inst)
 
     # --- episode ---------------------------------------------------------------------------
     def _begin(self, instance: EscapeInstance) -> None:

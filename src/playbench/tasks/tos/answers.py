@@ -108,6 +108,8 @@ class QuestionTask(AnswerTask):
 
     def _instances(self, n: int | None, seed: int) -> list[Instance]:
         per = self.config.questions_per_scene
+        if self.config.dataset == "twin":
+            return self._twin_instances(n, seed)
         if self.config.scenes:
             out = self._scene_instances()
             return out if n is None else out[:n]

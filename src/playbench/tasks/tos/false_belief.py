@@ -18,6 +18,7 @@ from pydantic import Field
 
 from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, TaskConfig, derive_seed
+from playbench.core.twins import paired_paper_id
 from playbench.core.types import EpisodeResult, Part, StepResult, TextPart
 from playbench.tasks.tos import cogmap, evaluate, probing
 from playbench.tasks.tos.cogmap import Change
@@ -153,7 +154,8 @@ class FalseBeliefTask(ProbingTask):
         if scene.changes is not None and self.config.change_rule == "original":
             changes = [Change(**c) for c in scene.changes]
         else:  # their environment seeds the change rule with the scene's run number
-            number = run_number(world.source)
+            # a twin's source ends in its seed, not a run number: its changes come from its name
+            number = run_number(world.source) if paired_paper_id(str(world.source)) is None else None
             changes = self._changes_for(
                 world, number if number is not None else derive_seed("tos-fb", world.source)
             )

@@ -18,9 +18,17 @@ from playbench.core.errors import ConfigError
 from playbench.core.original_texts import TextsOptions
 from playbench.core.originals import find_clone
 from playbench.core.task import Instance
+from playbench.core.twins import twin_id
 from playbench.tasks.tos.cogmap import Change
 from playbench.tasks.tos.originals import SCENES as ORIGINAL_SCENES
 from playbench.tasks.tos.scenes import Scene, load_scenes
+from playbench.tasks.tos.twins import (
+    Reference,
+    generator_references,
+    make_twin_world,
+    shipped_references,
+    world_record,
+)
 from playbench.tasks.tos.world import Pose, World, cached_world, plan_observations
 
 
@@ -65,6 +73,9 @@ class TosConfig(TextsOptions):
     # chat: the authors' conversation (a real chat keeping every earlier exchange of the exploration,
     # the raw replies as assistant turns); log: ours, the exploration log packed into each observation
     conversation: Literal["chat", "log"] = "chat"
+    # default: the generated worlds or, with `scenes`, the authors' scenes; twin: a fresh world of
+    # the generator per reference scene, matched to its rooms, objects and exploration cost (`twins.py`)
+    dataset: Literal["default", "twin"] = "default"
 
 
 class TosInstance(Instance):
@@ -88,9 +99,9 @@ class InstancesMixin:
     originals: Any
 
     def data_origin(self) -> str:
-        """`generated` (our generator), or the authors' scenes: `original@<commit>` when read from
-        their clone, `original (PATH)` from a folder outside it."""
-        if not self.config.scenes:
+        """`generated` (our generator, twins included), or the authors' scenes: `original@<commit>`
+        when read from their clone, `original (PATH)` from a folder outside it."""
+        if not self.config.scenes or self.config.dataset == "twin":
             return "generated"
         assert self.originals is not None
         clone = find_clone(self.originals.repo, self.config.originals)
@@ -100,11 +111,52 @@ class InstancesMixin:
         return f"original ({self.config.scenes})"
 
     def _instances(self, n: int | None, seed: int) -> list[Instance]:
+        if self.config.dataset == "twin":
+            return self._twin_instances(n, seed)
         if self.config.scenes:
             out = self._scene_instances()
             return out if n is None else out[:n]
         total = self.config.default_set if n is None else n
         return [self._make_instance(seed, i) for i in range(total)]
+
+    def _references(self) -> tuple[list[Reference], str]:
+        """The scenes a twin set is matched to, and where they come from (`twins.py`)."""
+        c = self.config
+        if c.scenes:
+            refs = []
+            for scene in self._loaded():
+                rec = world_record(scene.world, c.return_action)
+                refs.append(Reference(str(scene.world.source), **rec))
+            return refs, "scenes"
+        shipped = shipped_references()
+        if shipped is not None:
+            return shipped, "figures"
+        count = c.default_set
+        return generator_references(
+            c.rooms, c.objects, count, c.max_steps, c.room_size, c.return_action
+        ), "generator"
+
+    def _twin_instances(self, n: int | None, seed: int) -> list[Instance]:
+        """One twin world per reference scene, in its order, each played as that scene would be (its
+        instances: one, or a question family's `questions_per_scene`), ids `twin_id(scene's id, seed)`."""
+        c = self.config
+        if c.layout != "tos":
+            raise ConfigError("dataset=twin draws with the authors' layout (layout=tos), not layout=grid")
+        refs, _ = self._references()
+        out: list[Instance] = []
+        for ref in refs:
+            world = make_twin_world(ref, seed, c.max_steps, c.room_size, c.return_action)
+            for inst in self._from_scene(Scene(world=world, changes=None)):
+                paper_like = inst.id.replace(str(world.source), ref.source)
+                out.append(inst.model_copy(update={"id": twin_id(paper_like, seed)}))
+                if n is not None and len(out) >= n:
+                    return out
+        return out
+
+    def difficulty(self, instance: Instance) -> dict[str, Any] | None:
+        """Rooms, objects and the oracle's exploration cost (Observe turns to see every object)."""
+        inst = self.coerce_instance(instance)  # type: ignore[attr-defined]
+        return world_record(inst.world, self.config.return_action)
 
     def _loaded(self) -> tuple[Scene, ...]:
         return _scenes(str(Path(self.config.scenes or "").expanduser().resolve()))
