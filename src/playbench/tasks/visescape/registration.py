@@ -49,6 +49,15 @@ register(
     "needed, for trying the task and agents)",
     default=False,
 )
+# rooms built from a seed (issue 30); dataset=twin: one per room of the authors' set, matched in difficulty
+register(
+    "visescape/generated",
+    "playbench.tasks.visescape.generated:GeneratedTask",
+    description="VisEscape rooms generated from the seed (dataset=twin: the difficulty-matched twin of the "
+    "authors' twenty rooms, also under visescape/original --set dataset=twin)",
+    default=False,
+    fixed={"rooms": ["all"], "room_file": None},
+)
 register(
     "visescape/quiz-vqa",
     "playbench.tasks.visescape.quiz_vqa:QuizVQATask",

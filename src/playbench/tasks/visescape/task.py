@@ -179,9 +179,13 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
         return as_played(room, self.config.carry_clues)
 
     # --- episode -------------------------------------------------------------------------------
-    def _begin(self, instance: VisEscapeInstance) -> None:
+    def _room_and_params(self, instance: VisEscapeInstance) -> tuple[Room, dict[str, dict[str, Any]]]:
+        """The room an instance plays (as played) and its quiz parameters; generated rooms carry theirs."""
         room = self._as_played(load_room(instance.room))
-        params = instance.quiz_params or quiz_params(room, instance.variant)
+        return room, instance.quiz_params or quiz_params(room, instance.variant)
+
+    def _begin(self, instance: VisEscapeInstance) -> None:
+        room, params = self._room_and_params(instance)
         missing = [q.id for q in room.quizzes if q.id not in params]
         if missing:
             raise ConfigError(
@@ -602,6 +606,15 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
 
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         return vm.summarize(episodes)
+
+    def difficulty(self, instance: Instance) -> dict[str, Any]:
+        """The room's difficulty figures (`difficulty.py`): the twin's statistics, here for our own rooms."""
+        from playbench.tasks.visescape.difficulty import room_difficulty
+
+        inst = self.coerce_instance(instance)
+        assert isinstance(inst, VisEscapeInstance)
+        room, params = self._room_and_params(inst)
+        return room_difficulty(room, params, carry_clues=self.config.carry_clues)
 
 
 def _jsonable_view(view: View) -> list[Any]:

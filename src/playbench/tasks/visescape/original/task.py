@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
@@ -79,6 +79,9 @@ class OriginalConfig(RoomOptions):
     # a clone of pull-ups/VisEscape-demo; needed to play (default: the originals folder's clone)
     source: str | None = None
     images: str | None = None  # a folder laid out as roomN/image/... (the authors' full-resolution images)
+    # paper: the authors' rooms from the clone; twin: a fresh generated room per paper room, matched in
+    # difficulty and played as our rooms are (`generated.py`; no clone needed)
+    dataset: Literal["paper", "twin"] = "paper"
 
 
 class OriginalInstance(Instance):
@@ -133,6 +136,14 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
     originals: ClassVar[OriginalsUse | None] = om.ORIGINAL_ROOMS
 
     config: RoomOptions
+
+    def __new__(cls, config: TaskConfig | None = None, **options: Any) -> Any:
+        """`dataset=twin` plays the twin of the authors' set (`visescape/generated`'s twin), not their rooms:
+        the same protocol options, no clone. Any other value makes the task itself."""
+        values = config.model_dump() if config is not None else options
+        if values.get("dataset") == "twin":
+            return twin_task(cls, values)
+        return super().__new__(cls)
 
     @property
     def source(self) -> str | None:
@@ -511,6 +522,15 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
     def summarize(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         return vm.summarize(episodes)
 
+    def difficulty(self, instance: Instance) -> dict[str, Any] | None:
+        """The authors' room's figures as shipped (`data/paper_difficulty.json`, computed from their clone at
+        9f65b99 by `scripts/visescape_paper_figures.py`); None for a room not among them (the demo room)."""
+        from playbench.tasks.visescape.generated import paper_figures
+
+        room = getattr(self.coerce_instance(instance), "room", None)
+        record = next((r for r in paper_figures() if r["id"] == room), None)
+        return None if record is None else {k: v for k, v in record.items() if k != "id"}
+
 
 class DemoConfig(RoomOptions):
     """`visescape/original-demo`: no source and no images (the room is built in)."""
@@ -525,6 +545,25 @@ class DemoTask(OriginalTask):
     instance_label: ClassVar[str] = "visescape original demo"
     needs_source: ClassVar[bool] = False
     originals: ClassVar[OriginalsUse | None] = om.TEXTS_ONLY  # the prompts only: the room is ours
+
+
+# the options of the authors' ids that mean nothing for generated rooms (checked before they are dropped)
+_PAPER_ONLY = {"source": None, "images": None, "dataset": "twin"}
+
+
+def twin_task(cls: type[OriginalTask], values: dict[str, Any]) -> Any:
+    """The generated twin task with this id's protocol options (`hints` for `original-hint`)."""
+    from playbench.tasks.visescape.generated import GeneratedTask
+
+    # the id's own options are checked as usual (one message naming a bad one), then passed on as read
+    values = cls.make_config(**values).model_dump()
+    options = {k: v for k, v in values.items() if k not in _PAPER_ONLY}
+    rooms = options.pop("rooms", [ALL])
+    if rooms != [ALL]:
+        options["twin_of"] = rooms  # rooms=room4 plays the twin of room4
+    if values.get("images") is not None:
+        raise ConfigError("images= names the authors' images; the twin (dataset=twin) draws its own")
+    return GeneratedTask(dataset="twin", **options)
 
 
 def _guess(answer: str, rng: random.Random) -> str:
