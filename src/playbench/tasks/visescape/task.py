@@ -29,7 +29,16 @@ from playbench.core.original_texts import TextsOptions
 from playbench.core.originals import OriginalsUse
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
-from playbench.core.types import EpisodeResult, ImagePart, Observation, Part, StepResult, TextPart, Validity
+from playbench.core.types import (
+    EpisodeResult,
+    ImagePart,
+    Observation,
+    Part,
+    Progress,
+    StepResult,
+    TextPart,
+    Validity,
+)
 from playbench.tasks.visescape import metrics as vm
 from playbench.tasks.visescape import originals as om
 from playbench.tasks.visescape import protocol as pc
@@ -422,6 +431,17 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
                 read = read | clues_read(engine, state)
         self._plan_states.pop(0)
         return self._plan.pop(0)
+
+    def progress(self) -> Progress:
+        """Error maps (report/error_maps.py): the shortest escape from here, reading each clue before
+        answering its lock (the oracle's count), and the goal completion (GC: checkpoints reached)."""
+        engine = self.engine
+        if self.termination == Termination.GOAL_REACHED or self._cleared():
+            distance: int | None = 0
+        else:
+            path, _ = shortest_path(engine, self._state, read=self._read)
+            distance = None if path is None else len(path)
+        return Progress(distance=distance, fraction=len(self._reached_at) / len(engine.checkpoints))
 
     # --- observing -----------------------------------------------------------------------------
     def legal_actions(self) -> list[str]:
