@@ -3,6 +3,7 @@ transcripts, without any rendering or turn order; the task and the instance gene
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 
@@ -27,6 +28,9 @@ from playbench.tasks.comma.replies import (
     find_action,
 )
 from playbench.tasks.comma.texts import OriginalWords
+
+# the most turns `Session.oracle_distance` plays ahead (the generator keeps puzzles the pair solves in 20)
+DISTANCE_LIMIT = 40
 
 
 @dataclass
@@ -323,6 +327,37 @@ class Session:
         if self.module.realtime:
             return self.module.oracle_instruction(self.clock, waits=self.waits_allowed)  # type: ignore[call-arg]
         return self.module.oracle_instruction(self.clock)
+
+    # --- progress (error maps) ----------------------------------------------------------------
+    def oracle_distance(self, expert_next: bool, limit: int = DISTANCE_LIMIT) -> int | None:
+        """The conversation turns (solver replies) the oracle pair needs from now to disarm the
+        module: 0 once it is disarmed, None when it cannot (the timer ran out, or more than `limit`
+        turns). The pair continues from the conversation as it stands: when the expert speaks next,
+        the oracle expert answers; at the solver's turn, the oracle solver carries out the expert's
+        last answer if its action lines are the ones the oracle expert would give now, else it
+        describes the module and asks (a wrong or missing answer costs the turn of asking again).
+        The turn and mistake limits are conditions of play, left out as the generator leaves them out.
+        Played on a copy of the module: nothing of this session changes."""
+        if self.module.solved:
+            return 0
+        if self.clock <= 0:
+            return None
+        rules = self.config.model_copy(update={"mistake_limit": None, "max_steps": self.turns + limit})
+        sim = Session(copy.deepcopy(self.module), self.start_clock, rules)
+        sim.turns, sim.waited = self.turns, self.waited
+        if expert_next:
+            sim.expert_turn(sim.read_expert(sim.oracle_expert_text()))
+        else:
+            answer = self._fresh_expert_answer()
+            if answer is not None:
+                lines = self.lines_named_in(answer)
+                if lines and lines == self.lines_named_in(self.oracle_expert_text()):
+                    sim.entries.append(Entry(self.turns, "expert", answer))
+        while sim.ending(rules.max_steps) is None:
+            result = sim.solver_turn(sim.read_solver(sim.oracle_solver_text()))
+            if sim.ending(rules.max_steps) is None and sim.expert_answers(result):
+                sim.expert_turn(sim.read_expert(sim.oracle_expert_text()))
+        return sim.turns - self.turns if sim.module.solved else None
 
     # --- transcripts ------------------------------------------------------------------------------
     def transcript(self, viewer: str) -> str:

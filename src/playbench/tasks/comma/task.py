@@ -32,7 +32,7 @@ from playbench.core.original_texts import texts_source
 from playbench.core.originals import OriginalsUse
 from playbench.core.task import Instance, TaskConfig
 from playbench.core.termination import Termination
-from playbench.core.types import EpisodeResult, Observation, StepResult, TextPart
+from playbench.core.types import EpisodeResult, Observation, Progress, StepResult, TextPart
 from playbench.render.draw2d import to_png
 from playbench.tasks.comma import failure_judge, paper_set, prompts, summaries, views
 from playbench.tasks.comma.config import CommaConfig, CommaInstance
@@ -284,6 +284,17 @@ class CommaTask(EpisodeTask):
         if role == "expert":
             return self.session.oracle_expert_text()
         return None
+
+    def progress(self) -> Progress:
+        """For error maps (README "Progress (error maps)"): `distance`, the conversation turns the
+        oracle pair needs from the current puzzle and conversation (`Session.oracle_distance`; 0 once
+        disarmed, None once the timer has run out); `fraction`, the module's partial score as the
+        paper scores it (1.0 once disarmed; 0/1 on the one-step puzzles). Changes nothing."""
+        self._require_episode()
+        module = self.module
+        fraction = 1.0 if module.solved else float(module.partial_score())
+        expert_next = self.termination is None and self._awaiting_expert
+        return Progress(distance=self.session.oracle_distance(expert_next), fraction=fraction)
 
     def _outcome(self) -> EpisodeResult:
         s = self.session

@@ -420,6 +420,81 @@ def _segments_clear(segs: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     return ~hit.any(axis=1)
 
 
+# `steps_to_escape`'s recovery moves: a turn (degrees) and a short walk, tried where the planner
+# has no way from the exact spot (the player stands closer to furniture than MARGIN allows)
+RECOVERY_TURNS = (180.0, 90.0, -90.0, 135.0, -135.0, 45.0, -45.0, 0.0)
+RECOVERY_STEP = 0.5
+
+
+def steps_to_escape(
+    planner: Planner, state: GameState, limit: int = 1000, memo: dict[tuple[Any, ...], int] | None = None
+) -> int | None:
+    """The oracle's remaining steps from `state`: the planner played on a copy until it escapes (the
+    same procedure as `solve`, from any state), or None if it gets stuck or needs more than `limit`.
+    Where the planner has no way from the exact spot (the player walked into furniture, closer than
+    the planner's margin: its routes start nowhere), one recovery move comes first (a turn and a
+    0.5 m walk, the best of `RECOVERY_TURNS`) and counts as a step. `memo` (kept by the caller for
+    one episode) remembers the steps from every state a play-out passed, since the planner is a
+    function of the state. `state` itself does not change."""
+    memo = {} if memo is None else memo
+    direct = _play_out(planner, state, limit, memo)
+    if direct is not None or limit < 1:
+        return direct
+    best: int | None = None
+    for turn in RECOVERY_TURNS:
+        trial = state.copy()
+        action: dict[str, float] = {"rotate_right": turn} if turn else {}
+        action["move_forward"] = RECOVERY_STEP
+        out = planner.rules.apply(trial, planner.parse(json.dumps(action)))
+        if out.invalid or out.moved < 1e-3:
+            continue
+        rest = _play_out(planner, trial, (best - 2) if best is not None else limit - 1, memo)
+        if rest is not None and (best is None or rest + 1 < best):
+            best = rest + 1
+    return best
+
+
+def state_key(state: GameState) -> tuple[Any, ...]:
+    """Everything the planner reads of a state (all but the metres moved), exactly."""
+    return (
+        state.x,
+        state.z,
+        state.yaw,
+        state.pitch,
+        tuple(state.bag),
+        frozenset(state.picked),
+        frozenset(state.opened),
+        frozenset(state.doors_open),
+        frozenset(state.known),
+        state.escaped,
+    )
+
+
+def _play_out(planner: Planner, state: GameState, limit: int, memo: dict[tuple[Any, ...], int]) -> int | None:
+    trial = state.copy()
+    passed: list[tuple[Any, ...]] = []
+    steps = 0
+    while not trial.escaped:
+        key = state_key(trial)
+        if key in memo:
+            steps += memo[key]
+            break
+        passed.append(key)
+        if steps >= limit:
+            return None
+        text = planner.next_action(trial)
+        if text is None:
+            return None
+        if planner.rules.apply(trial, planner.parse(text)).invalid:
+            return None
+        steps += 1
+    if steps > limit:
+        return None
+    for i, key in enumerate(passed):
+        memo[key] = steps - i
+    return steps
+
+
 def solve(
     inst: Any,
     view: geo.ViewSpec = geo.SQUARE_512,

@@ -77,11 +77,10 @@ class ScoringMixin:
         # such game (0 % escapes at exactly 50 / 75 / 100 steps); the actions taken are `steps_taken`
         scored_steps = self._play_cap() if self._termination == Termination.MISTAKE_LIMIT else steps
         props = [p for p in self._props if p in self._obtained]
-        got = [p for p in self._key_props if p in self._obtained]
         no_grab_rate = 0.0 if self.config.paper_protocol else None
         metrics: dict[str, Any] = {
             "escaped": escaped,
-            "prop_gain": len(got) / len(self._key_props) if self._key_props else None,
+            "prop_gain": self._prop_gain(),
             "prop_gain_with_exit": len(props) / len(self._props) if self._props else 1.0,
             "grab_attempts": self._grabs,
             "grab_successes": self._grab_successes,
@@ -114,6 +113,13 @@ class ScoringMixin:
             metrics["judged_interactions"] = len(verdicts)
             metrics["judge_unparseable"] = judge.unreadable if judge else 0
         return EpisodeResult(success=escaped, steps=scored_steps, metrics=metrics)
+
+    def _prop_gain(self) -> float | None:
+        """The paper's prop gain: the share of the key props (`chain.key_props`) obtained so far;
+        None when the chain has none (level 1)."""
+        if not self._key_props:
+            return None
+        return sum(1 for p in self._key_props if p in self._obtained) / len(self._key_props)
 
     def _eval_grab_success_rate(self) -> float:
         """Grab success rate as the authors' eval_rst.py computes it: an escape counts one success per

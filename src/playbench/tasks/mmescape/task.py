@@ -35,6 +35,7 @@ from playbench.core.model_side import ModelSide
 from playbench.core.original_texts import texts_source
 from playbench.core.originals import OriginalsUse, find_clone
 from playbench.core.task import Instance, TaskConfig, derive_seed
+from playbench.core.types import Progress
 from playbench.tasks.mmescape import geometry as geo
 from playbench.tasks.mmescape.actions import parse_action, parse_original
 from playbench.tasks.mmescape.chain import (
@@ -63,7 +64,7 @@ from playbench.tasks.mmescape.paper import (
     shipped_chains,
     shipped_scenes,
 )
-from playbench.tasks.mmescape.planner import Planner, solve
+from playbench.tasks.mmescape.planner import Planner, solve, steps_to_escape
 from playbench.tasks.mmescape.replies import RepliesMixin
 from playbench.tasks.mmescape.schema import (
     DEFAULT_STEP_CAP,
@@ -76,6 +77,9 @@ from playbench.tasks.mmescape.schema import (
 from playbench.tasks.mmescape.scoring import ScoringMixin
 from playbench.tasks.mmescape.twins import make_twin, paper_record
 from playbench.tasks.mmescape.words import Words
+
+# the most oracle steps `progress` plays ahead (a paper scene's oracle needs at most a few dozen)
+PROGRESS_LIMIT = 200
 
 
 class EscapeTask(ObservingMixin, RepliesMixin, ScoringMixin, EpisodeTask):
@@ -314,6 +318,7 @@ class EscapeTask(ObservingMixin, RepliesMixin, ScoringMixin, EpisodeTask):
         )
         self._parse_reply = parse_original if cfg.parser == "original" else parse_action
         self._planner: Planner | None = None
+        self._progress_memo: dict[tuple[Any, ...], int] = {}  # `progress`: oracle steps from states passed
         self._state = self._rules.start_state()
         self._phase = "play"  # then "debrief" after an escape with a story to recover
         # the original's first turn: the opening line, as a turn without an interaction
@@ -390,12 +395,31 @@ class EscapeTask(ObservingMixin, RepliesMixin, ScoringMixin, EpisodeTask):
         }
 
     # --- oracle ------------------------------------------------------------------------------
+    def _oracle_planner(self) -> Planner:
+        if self._planner is None:
+            self._planner = Planner(self._rules, self._parse_reply)
+        return self._planner
+
     def _oracle(self, role: str) -> str | None:
         if self._phase == "debrief":
             return "\n".join(t for t in (self._level_story(c) for c in self._chains) if t)
-        if self._planner is None:
-            self._planner = Planner(self._rules, self._parse_reply)
-        return self._planner.next_action(self._state)
+        return self._oracle_planner().next_action(self._state)
+
+    def progress(self) -> Progress:
+        """For error maps (README "Progress (error maps)"): `distance`, the oracle's remaining steps
+        from the current state (its planner played on a copy of the state until it escapes, the
+        procedure that defines `optimal_steps`; 0 once escaped, None where the planner finds no way);
+        `fraction`, the paper's prop gain so far (the share of the key props obtained, as the metric
+        `prop_gain`), and for a chain without key props (level 1) 0 until the escape; 1.0 once escaped.
+        Changes nothing."""
+        self._require_episode()
+        if self._state.escaped:
+            return Progress(distance=0, fraction=1.0)
+        gain = self._prop_gain()
+        distance = steps_to_escape(
+            self._oracle_planner(), self._state, limit=PROGRESS_LIMIT, memo=self._progress_memo
+        )
+        return Progress(distance=distance, fraction=0.0 if gain is None else gain)
 
 
 class PaperEscapeTask(EscapeTask):

@@ -19,7 +19,7 @@ from pydantic import Field, field_validator
 from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
-from playbench.core.types import EpisodeResult, ImagePart, Part, StepResult, TextPart, Validity
+from playbench.core.types import EpisodeResult, ImagePart, Part, Progress, StepResult, TextPart, Validity
 from playbench.tasks.tos import cogmap, probing, questions
 from playbench.tasks.tos.exploration import TosConfig, TosInstance, TosTask, oracle_poses
 from playbench.tasks.tos.probes import ProbingTask
@@ -299,6 +299,12 @@ class CogmapTask(ProbingTask, AnswerTask):
             ok = ok and a.get("local_position_accuracy") == 1.0 and a.get("local_facing_accuracy") == 1.0
             ok = ok and a.get("local_global_consistency") == 1.0
         return ok
+
+    def progress(self) -> Progress | None:
+        """The exploration's coverage and the oracle's remaining Observe() turns
+        (`TosTask._exploration_progress`), also through the answer turn (they stay at the
+        exploration's final values); None in passive mode, where the agent explores nothing."""
+        return None if self.passive else self._exploration_progress()
 
     def _oracle_answer(self) -> str:
         text = self._probe_truth("global")

@@ -38,7 +38,7 @@ from playbench.core.original_texts import texts_source
 from playbench.core.originals import OriginalsUse
 from playbench.core.task import Instance, TaskConfig
 from playbench.core.termination import Termination
-from playbench.core.types import Part, StepResult
+from playbench.core.types import Part, Progress, StepResult
 from playbench.core.types import Turn as ChatTurn
 from playbench.tasks.tos import probing, prompts
 from playbench.tasks.tos.instances import InstancesMixin, TosConfig, TosInstance, oracle_poses, run_number
@@ -50,7 +50,7 @@ from playbench.tasks.tos.scoring import ScoringMixin
 from playbench.tasks.tos.solver import PositionSolver
 from playbench.tasks.tos.stepping import LogEntry, Reply, SteppingMixin
 from playbench.tasks.tos.texts import TosTexts
-from playbench.tasks.tos.world import START, World, plan_turns
+from playbench.tasks.tos.world import START, World, plan_observations, plan_turns
 
 # the names other modules import from here (their homes: instances.py, stepping.py)
 __all__ = [
@@ -157,6 +157,7 @@ class TosTask(InstancesMixin, SteppingMixin, ObservingMixin, ScoringMixin, Episo
             instance.world, oracle_poses(instance.world, allow_return=allow), allow_return=allow
         )
         self._plan_index = 0
+        self._progress_memo: dict[tuple[frozenset[str], bool], int | None] = {}  # `_exploration_progress`
         self._instructions = prompts.instructions(
             instance.world, self.config.modality, instance.budget, return_action=allow
         )
@@ -284,6 +285,35 @@ class TosTask(InstancesMixin, SteppingMixin, ObservingMixin, ScoringMixin, Episo
     def _oracle_answer(self) -> str:
         raise RuntimeError("this task has no answer turn")
 
+    # --- progress (error maps) ---------------------------------------------------------------
+    def _exploration_progress(self) -> Progress:
+        """The first exploration's progress (README "Progress (error maps)"): `fraction`, its
+        coverage as the metric `coverage` counts it (objects observed / objects); `distance`, the
+        oracle's Observe() turns still needed to see every object from what has been observed and
+        where the agent stands (`plan_observations` continued from here: moves are free, so a turn
+        is one Observe; 0 once every object is seen; None where no plan of 60 turns covers them).
+        After the exploration both stay at its final values. Changes nothing."""
+        self._require_episode()
+        world = self._worlds[0]
+        seen = self._observed if self._phase1_observed is None else self._phase1_observed
+        home = (self._pose.x, self._pose.y) == (0, 0)
+        key = (frozenset(seen), home)
+        if key not in self._progress_memo:
+            try:
+                rest: int | None = len(
+                    plan_observations(
+                        world, limit=60, allow_return=self.config.return_action, seen=key[0], home=home
+                    )
+                )
+            except ValueError:
+                rest = None
+            self._progress_memo[key] = rest
+        return Progress(distance=self._progress_memo[key], fraction=self._coverage(seen))
+
 
 class ExploreTask(TosTask):
     """`tos/explore`: observe every object within the step cap at the lowest cost."""
+
+    def progress(self) -> Progress:
+        """Coverage and the oracle's remaining Observe() turns (`_exploration_progress`)."""
+        return self._exploration_progress()

@@ -48,6 +48,11 @@ class ScoringMixin:
         return gain
 
     # --- results ---------------------------------------------------------------------------
+    def _coverage(self, seen: frozenset[str]) -> float:
+        """The share of the first world's objects in `seen` (the metric `coverage`)."""
+        objs = {o.name for o in self._worlds[0].objects}
+        return len(seen & objs) / len(objs)
+
     def _exploration_metrics(self) -> dict[str, Any]:
         world = self._worlds[0]
         objs = {o.name for o in world.objects}
@@ -57,7 +62,7 @@ class ScoringMixin:
         turns = self._phase_steps if self._phase1_counts is None else self._phase1_steps
         replies = self._replies
         return {
-            "coverage": len(seen & objs) / len(objs),
+            "coverage": self._coverage(seen),
             "gate_coverage": len(seen & gates) / len(gates) if gates else 1.0,
             "all_observed": objs <= seen,
             "cost": self._phase1_cost if self._phase1_counts is not None else self._cost,

@@ -612,6 +612,8 @@ def plan_observations(
     limit: int = 40,
     known: frozenset[str] = frozenset(),
     allow_return: bool = False,
+    seen: frozenset[str] = frozenset(),
+    home: bool = True,
 ) -> list[Pose]:
     """A shortest list of Observe poses that sees every target (all objects by default).
 
@@ -620,7 +622,9 @@ def plan_observations(
     Return() (`allow_return`, our extension). `known` are items observed in an earlier phase:
     they can be jumped to but still have to be seen again. The search is breadth-first over the
     sets seen so far (with whether the agent is still at the start), keeping only sets not
-    contained in another of the same depth, so it is exact and small.
+    contained in another of the same depth, so it is exact and small. `seen` and `home` start it
+    from the middle of an exploration (the items observed so far; whether the agent still stands
+    at the start): the rest of the plan (empty once every target is seen).
     """
     want = frozenset(o.name for o in world.objects) if targets is None else frozenset(targets)
     items = items_of(world)
@@ -632,7 +636,9 @@ def plan_observations(
             v = views[pose] = frozenset(i.name for i in visible_items(world, pose, items))
         return v
 
-    level: dict[tuple[frozenset[str], bool], list[Pose]] = {(frozenset(), True): []}
+    if seen and want <= seen:
+        return []
+    level: dict[tuple[frozenset[str], bool], list[Pose]] = {(frozenset(seen), home): []}
     for _depth in range(limit):
         nxt: dict[tuple[frozenset[str], bool], list[Pose]] = {}
         for (seen, home), path in sorted(level.items(), key=lambda kv: (sorted(kv[0][0]), not kv[0][1])):
