@@ -109,7 +109,11 @@ async def start(request: Request, person: Participant, form: ParticipantForm) ->
 
 
 def _game(request: Request, person: Participant, sid: str) -> PlaySession:
-    session = _manager(request).owned(sid, person.name)
+    manager = _manager(request)
+    session = manager.owned(sid, person.name)
+    if session is None and sid not in manager.sessions:
+        # a page kept from before the game ended or the server restarted: say so, and how to go on
+        raise Denied(409, "Game over", "This game is not going any more: reload the page to go on.")
     if session is None:
         raise NotFound("no game of yours has this id")
     if session.status == "paused":
