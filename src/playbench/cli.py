@@ -562,7 +562,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         if not run["records"] and episodes.is_file() and episodes.stat().st_size > 0:
             unreadable.append(run["path"])
     print_table(runs)
-    paths = write_report(runs, out) + write_plots(runs, out)
+    paths = write_report(runs, out) + write_plots(runs, out, error_maps=True)
     _add_probes(runs, args.dirs, Path(out) / "report.md")
     if args.html:
         from playbench.web.export import write_html

@@ -74,23 +74,34 @@ def paired(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if not shared:
                 out.append({**row, "note": "no shared scored instance"})
                 continue
-            diffs = [ra[i] - rb[i] for i in shared]
-            better_a = sum(1 for d in diffs if d > 0)
-            better_b = sum(1 for d in diffs if d < 0)
-            row.update(
-                success_a=sum(ra[i] for i in shared) / len(shared),
-                success_b=sum(rb[i] for i in shared) / len(shared),
-                difference=sum(diffs) / len(diffs),
-                a_better=better_a,
-                b_better=better_b,
-                ties=len(diffs) - better_a - better_b,
-            )
-            row["ci95"] = list(bootstrap_interval(diffs)) if len(diffs) >= 2 else None
-            if len(diffs) < 2:
-                row["note"] = N_BELOW_TWO
-            discordant = better_a + better_b
-            row["p_value"] = float(stats.binomtest(better_a, discordant).pvalue) if discordant else 1.0
+            stat = paired_difference(ra, rb, shared)
+            row.update(success_a=stat["mean_a"], success_b=stat["mean_b"])
+            row.update({k: v for k, v in stat.items() if k not in ("mean_a", "mean_b")})
             out.append(row)
+    return out
+
+
+def paired_difference(ra: dict[str, float], rb: dict[str, float], shared: list[str]) -> dict[str, Any]:
+    """A − B over the `shared` units (each unit's value already averaged over its trials): the means,
+    the mean difference with a seeded bootstrap 95% interval (None and a note below two units), the
+    units where A's value is higher (`a_better`), lower (`b_better`) or equal, and the two-sided exact
+    sign test on the units that differ."""
+    diffs = [ra[i] - rb[i] for i in shared]
+    better_a = sum(1 for d in diffs if d > 0)
+    better_b = sum(1 for d in diffs if d < 0)
+    out: dict[str, Any] = {
+        "mean_a": sum(ra[i] for i in shared) / len(shared),
+        "mean_b": sum(rb[i] for i in shared) / len(shared),
+        "difference": sum(diffs) / len(diffs),
+        "a_better": better_a,
+        "b_better": better_b,
+        "ties": len(diffs) - better_a - better_b,
+    }
+    out["ci95"] = list(bootstrap_interval(diffs)) if len(diffs) >= 2 else None
+    if len(diffs) < 2:
+        out["note"] = N_BELOW_TWO
+    discordant = better_a + better_b
+    out["p_value"] = float(stats.binomtest(better_a, discordant).pvalue) if discordant else 1.0
     return out
 
 

@@ -57,8 +57,10 @@ PlotFn = Callable[[list[dict[str, Any]], Path], list[Path]]
 
 
 # --- entry point ------------------------------------------------------------------------------
-def write_plots(runs: list[dict[str, Any]], out_dir: str | Path) -> list[Path]:
-    """Write every figure for `runs` (as returned by `report.tables.load_run`) into `out_dir`."""
+def write_plots(runs: list[dict[str, Any]], out_dir: str | Path, error_maps: bool = False) -> list[Path]:
+    """Write every figure for `runs` (as returned by `report.tables.load_run`) into `out_dir`; with
+    `error_maps`, also the error-map figures of the tasks that define progress (`report/error_plots.py`,
+    which replays their episodes: `playbench report` asks for them)."""
     out = Path(out_dir)
     written: list[Path] = []
     runs, errored = scored_only(runs)
@@ -75,6 +77,10 @@ def write_plots(runs: list[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     with plot_style():
         for suite, suite_runs in by_suite.items():
             written += _suite_plots(suite, suite_runs, out)
+        if error_maps:
+            from playbench.report.error_plots import plot_groups
+
+            written += guarded("error-map plots", plot_groups, runs, out) or []
     return written
 
 

@@ -328,6 +328,9 @@ def to_markdown(runs: list[dict[str, Any]]) -> str:
         shown, ci = _stat_cells(row)
         lines.append(f"| {row['metric']} | {row['n']} | {shown} | {ci} |")
     lines += usage_markdown(runs)
+    from playbench.report import error_summary
+
+    lines += error_summary.to_markdown(runs)
     from playbench.report.paper import comparisons_for
     from playbench.report.paper import to_markdown as paper_markdown
 
@@ -485,6 +488,12 @@ def write_report(runs: list[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     if beside:  # the paper's published rows beside the run's, as in report.md
         paths.append(out / "paper.json")
         paths[-1].write_text(json.dumps(finite(beside), indent=2) + "\n")
+    from playbench.report import error_summary
+
+    error_maps = error_summary.to_data(runs)
+    if error_maps is not None:  # every episode's replayed progress, the aggregates and modality gaps
+        paths.append(out / "error_maps.json")
+        paths[-1].write_text(json.dumps(finite(error_maps), indent=2, default=str) + "\n")
     if len(runs) > 1:  # the tasks x runs table and the paired comparisons, as in report.md
         from playbench.report import compare
 

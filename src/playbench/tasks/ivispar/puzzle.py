@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol
 from playbench.core.episode import EpisodeTask, ParseError
 from playbench.core.model_side import ModelSide
 from playbench.core.termination import Termination
-from playbench.core.types import EpisodeResult, Observation, Part, StepResult, Turn, Validity
+from playbench.core.types import EpisodeResult, Observation, Part, Progress, StepResult, Turn, Validity
 from playbench.tasks.ivispar import views
 from playbench.tasks.ivispar.actions import ParseFailure
 from playbench.tasks.ivispar.model_side import ivispar_model_side
@@ -114,6 +114,13 @@ class SlidingPuzzleTask(EpisodeTask):
         """Shortest number of moves from the current state to the goal."""
         self._require_episode()
         return self._dists[-1]
+
+    def progress(self) -> Progress:
+        """The oracle's distance from the current state to the goal, for error maps: the exact
+        shortest number of single moves, which the puzzle computes at every step anyway (the
+        effective/ineffective class needs it), so asking costs a look-up."""
+        self._require_episode()
+        return Progress(distance=self._dists[-1])
 
     def model_side(self) -> ModelSide:
         """The authors' generation settings for this modality (`model_side.py`); the tile puzzle,

@@ -109,7 +109,11 @@
         steps[current - 1].hidden = true;
         ticks[current - 1].classList.remove("current");
       }
+      var point = root.querySelector('.progress-line [data-goto="' + current + '"]');
+      if (point) point.classList.remove("current");
       current = i;
+      point = root.querySelector('.progress-line [data-goto="' + i + '"]');
+      if (point) point.classList.add("current");
       steps[i - 1].hidden = false;
       loadImages(steps[i - 1]);
       if (i < n) loadImages(steps[i]); // the next step's images, so stepping on feels instant
