@@ -52,6 +52,7 @@ def run_once(
     tmp: str,
     name: str,
     workers: int = 0,
+    trials: int = 1,
 ) -> tuple[int, float, float]:
     """One run; `workers` > 0 runs it with `--executor processes` (their CPU counted in)."""
     cfg = RunConfig(
@@ -59,6 +60,7 @@ def run_once(
         {"*": AgentSpec("llm", model)},
         str(Path(tmp) / name),
         episodes=episodes,
+        trials=trials,
         concurrency=concurrency,
         models=ModelSettings(base_url=base_url, concurrency=concurrency),
         executor="processes" if workers else "local",
@@ -79,7 +81,7 @@ def run_once(
 
 
 def run_http(
-    transport: str, args: argparse.Namespace, base_url: str, tmp: str, workers: int = 0
+    transport: str, args: argparse.Namespace, base_url: str, tmp: str, workers: int = 0, trials: int = 1
 ) -> tuple[int, float, float]:
     """One HTTP run with the given transport ($PLAYBENCH_TRANSPORT, which every model made then reads,
     worker processes included)."""
@@ -88,7 +90,15 @@ def run_http(
     try:
         name = f"{transport}-w{workers}"
         return run_once(
-            args.task, "openai:scripted", args.episodes, args.concurrency, base_url, tmp, name, workers
+            args.task,
+            "openai:scripted",
+            args.episodes,
+            args.concurrency,
+            base_url,
+            tmp,
+            name,
+            workers,
+            trials,
         )
     finally:
         if before is None:
@@ -138,11 +148,9 @@ def main() -> None:
 
         if args.workers and "lean" in transports:
             # worker processes: the per-round work of the episodes in flight is shared between cores; the
-            # run is long enough (episodes x 4) that the workers' start-up does not dominate it
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            # run is long enough (4 trials of each episode) that the workers' start-up does not dominate it
             with server_process([REPLY], args.latency) as base_url:
-                long = argparse.Namespace(**{**vars(args), "episodes": args.episodes * 4})
-                steps, wall, cpu = run_http("lean", long, base_url, tmp, args.workers)
+                steps, wall, cpu = run_http("lean", args, base_url, tmp, args.workers, trials=4)
             rate = steps / wall
             print(
                 f"HTTP, lean transport, --executor processes --workers {args.workers}: {steps} steps in "

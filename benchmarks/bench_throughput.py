@@ -124,7 +124,9 @@ def main() -> None:
     ap.add_argument(
         "--scaling-concurrency",
         type=int,
-        default=256,
+        default=1024,
+        # one process must be CPU-bound for a second one to help: at 100 ms and ~0.3-0.5 ms of CPU a
+        # step that takes more than ~300 episodes in flight
         help="concurrency of the 1 -> 2 worker processes comparison",
     )
     ap.add_argument(
