@@ -90,6 +90,26 @@ class LocalExecutor:
                 await pool.aclose()
 
 
+def prepare_worker(specs: Sequence[Any], paths: Sequence[str]) -> None:
+    """In a worker process (Ray actor or spawned worker): the driver's import folders and the registry
+    entries of the tasks being run, so tasks registered only in the driver (a test's, a notebook's) work.
+    Folders are appended, not prepended: the worker's installed packages keep precedence."""
+    import os
+    import sys
+
+    for path in paths:
+        if path not in sys.path and os.path.isdir(path):
+            sys.path.append(path)
+    from playbench.core import registry
+
+    registry._ensure_loaded()
+    for spec in specs:
+        if spec.id not in registry._REGISTRY:
+            registry.register(
+                spec.id, spec.entry_point, spec.description, spec.default, fixed=spec.fixed, **spec.kwargs
+            )
+
+
 def _make_local(concurrency: int, **options: Any) -> Executor:
     return LocalExecutor(concurrency)
 

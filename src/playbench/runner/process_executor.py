@@ -22,7 +22,6 @@ import math
 import multiprocessing
 import os
 import queue
-import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
@@ -30,7 +29,7 @@ from typing import Any
 from playbench.core.errors import ConfigError, PlaybenchError
 from playbench.models.base import ChatModel, GenerationParams, Message, ModelResponse
 from playbench.runner.episode import EpisodeJob, EpisodeOutput, run_episode
-from playbench.runner.executors import ResultCallback
+from playbench.runner.executors import ResultCallback, prepare_worker
 from playbench.runner.model_pool import ModelPool, ModelSettings
 
 POLL_S = 0.5  # how often the driver checks its workers are alive while it waits for results
@@ -84,17 +83,7 @@ def _worker_main(
     slots: int,
     save_images: bool,
 ) -> None:
-    for path in paths:  # the driver's own folders (tests/, a project's task modules) fill gaps only
-        if path not in sys.path and os.path.isdir(path):
-            sys.path.append(path)
-    from playbench.core import registry
-
-    registry._ensure_loaded()
-    for spec in specs:  # tasks registered only in the driver (a test's, a notebook's)
-        if spec.id not in registry._REGISTRY:
-            registry.register(
-                spec.id, spec.entry_point, spec.description, spec.default, fixed=spec.fixed, **spec.kwargs
-            )
+    prepare_worker(specs, paths)
 
     async def main() -> None:
         from concurrent.futures import ThreadPoolExecutor

@@ -23,7 +23,7 @@ from typing import Any
 
 from playbench.core.errors import ConfigError, PlaybenchError
 from playbench.runner.episode import EpisodeJob, EpisodeKey, EpisodeOutput, run_episode
-from playbench.runner.executors import ResultCallback
+from playbench.runner.executors import ResultCallback, prepare_worker
 from playbench.runner.model_pool import ModelPool, ModelSettings
 
 INSTALL_HINT = "install the ray extra: pip install 'playbench[ray]'"
@@ -44,19 +44,7 @@ class EpisodeWorker:
     """The body of one Ray actor (decorated with `ray.remote` only when a run starts)."""
 
     def __init__(self, settings: dict[str, Any], specs: list[Any], paths: list[str]) -> None:
-        # Appended, not prepended: the worker's own installed packages keep precedence, the
-        # driver's extra folders (tests/, a project's own task modules) only fill gaps.
-        for path in paths:
-            if path not in sys.path and os.path.isdir(path):
-                sys.path.append(path)
-        from playbench.core import registry
-
-        registry._ensure_loaded()
-        for spec in specs:
-            if spec.id not in registry._REGISTRY:
-                registry.register(
-                    spec.id, spec.entry_point, spec.description, spec.default, fixed=spec.fixed, **spec.kwargs
-                )
+        prepare_worker(specs, paths)
         self.pool = ModelPool(ModelSettings(**settings))
 
     async def run(self, job: dict[str, Any], save_images: bool) -> EpisodeOutput:
