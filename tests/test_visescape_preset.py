@@ -55,7 +55,9 @@ def test_the_published_numbers_as_printed(preset):
     no_memory = next(r for r in tables["Table 5"].rows if r.model == "LLaVA-v1.6-34B (no memory)")
     assert no_memory.values["Step"] == {"exp_hint": 300.0}
     count = sum(len(v) for t in preset.tables for r in t.rows for v in r.values.values())
-    assert count == 309 + 21 * 3  # the six tables (HCR's exp_base cells are null) and Table 13's 20 rooms + average
+    assert (
+        count == 309 + 21 * 3
+    )  # the six tables (HCR's exp_base cells are null) and Table 13's 20 rooms + average
 
 
 def test_every_measure_reads_a_metric_the_tasks_produce(preset):

@@ -19,7 +19,9 @@ from playbench.core.errors import ConfigError
 
 
 def add_parser(sub: Any, add_run_options: Any) -> None:
-    probe = sub.add_parser("probe", help="probes of a model: contamination (the paper set beside a fresh twin)")
+    probe = sub.add_parser(
+        "probe", help="probes of a model: contamination (the paper set beside a fresh twin)"
+    )
     kinds = probe.add_subparsers(dest="probe", metavar="PROBE", required=True)
     contamination = kinds.add_parser(
         "contamination",
@@ -27,7 +29,9 @@ def add_parser(sub: Any, add_run_options: Any) -> None:
     )
     contamination.add_argument("suite", metavar="SUITE", help="a suite with a paper preset (playbench list)")
     contamination.add_argument(
-        "--dry-run", action="store_true", help="print both runs' episodes, calls, tokens and cost; run nothing"
+        "--dry-run",
+        action="store_true",
+        help="print both runs' episodes, calls, tokens and cost; run nothing",
     )
     add_run_options(
         contamination,

@@ -410,7 +410,9 @@ def _slug(text: str) -> str:
 class PlayManager:
     """The games of one server: where they are recorded, their sessions and the shared model pool."""
 
-    def __init__(self, play_root: Path, idle_timeout: float = IDLE_TIMEOUT_S, folder: str = PLAY_FOLDER) -> None:
+    def __init__(
+        self, play_root: Path, idle_timeout: float = IDLE_TIMEOUT_S, folder: str = PLAY_FOLDER
+    ) -> None:
         # the run directories are `<play_root>/<folder>/<run>` (folder "": `<play_root>/<run>`, a study's)
         self.play_root = play_root / folder
         self.idle_timeout = idle_timeout
