@@ -31,7 +31,7 @@ from playbench.study.manager import StudyManager
 from playbench.web.library import NotFound
 from playbench.web.play import PlaySession
 from playbench.web.routes_files import STATIC
-from playbench.web.routes_play import json_action
+from playbench.web.routes_play import apply_move_form
 
 WAIT_TIMEOUT_S = 20.0
 
@@ -148,22 +148,7 @@ async def act(sid: str, request: Request, person: Participant, form: Participant
     session = _game(request, person, sid)
     role = _role(session)
     wants_json = "application/json" in request.headers.get("accept", "")
-    message = None
-    try:
-        if form.get("quit"):
-            session.quit(role)
-        else:
-            if form.get("controls") == "json":
-                text = json_action(form)
-            else:
-                text = form["action"] if "action" in form else form.get("action_text", "")
-            try:
-                move = int(form.get("move", ""))
-            except ValueError:
-                raise ConfigError("the move number is missing; reload the page") from None
-            session.submit(role, move, text)
-    except ConfigError as exc:
-        message = str(exc)
+    message = apply_move_form(session, role, form)
     if wants_json:
         return JSONResponse(
             {"ok": message is None, "error": message}, status_code=200 if message is None else 409

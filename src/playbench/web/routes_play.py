@@ -124,28 +124,34 @@ async def play_wait(
     return JSONResponse({"version": version, "status": session.status})
 
 
+def apply_move_form(session: Any, role: str, form: Any) -> str | None:
+    """A move form's effect on the game (quit, or the move's text in form or JSON controls), shared by the
+    web app and the study server; the reason it was not accepted, or None."""
+    try:
+        if form.get("quit"):
+            session.quit(role)
+            return None
+        if form.get("controls") == "json":
+            text = json_action(form)
+        else:
+            text = form["action"] if "action" in form else form.get("action_text", "")
+        try:
+            move = int(form.get("move", ""))
+        except ValueError:
+            raise ConfigError("the move number is missing; reload the page") from None
+        session.submit(role, move, text)
+    except ConfigError as exc:
+        return str(exc)
+    return None
+
+
 @router.post("/play/s/{sid}/act")
 async def play_act(sid: str, request: Request, manager: Manager) -> Response:
     session = _session(manager, sid)
     form = await read_form(request)
     role = _seat(session, form.get("seat"))
     wants_json = "application/json" in request.headers.get("accept", "")
-    message = None
-    try:
-        if form.get("quit"):
-            session.quit(role)
-        else:
-            if form.get("controls") == "json":
-                text = json_action(form)
-            else:
-                text = form["action"] if "action" in form else form.get("action_text", "")
-            try:
-                move = int(form.get("move", ""))
-            except ValueError:
-                raise ConfigError("the move number is missing; reload the page") from None
-            session.submit(role, move, text)
-    except ConfigError as exc:
-        message = str(exc)
+    message = apply_move_form(session, role, form)
     if wants_json:
         return JSONResponse(
             {"ok": message is None, "error": message}, status_code=200 if message is None else 409
