@@ -67,11 +67,11 @@ def _records(out: Path) -> list[dict[str, Any]]:
 VOLATILE = {"duration_s", "latency_s", "cost"}
 
 
-def _strip(value: Any) -> Any:
+def _strip(value: Any, also: frozenset[str] | set[str] = frozenset()) -> Any:
     if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k not in VOLATILE}
+        return {k: _strip(v, also) for k, v in value.items() if k not in VOLATILE and k not in also}
     if isinstance(value, list):
-        return [_strip(v) for v in value]
+        return [_strip(v, also) for v in value]
     return value
 
 
@@ -235,7 +235,9 @@ def test_a_retryable_failure_goes_into_the_next_batch_as_a_direct_call_retries(t
     one, two = _records(tmp_path / "direct"), _records(tmp_path / "batched")
     assert sum(r["usage"]["retries"] for r in two) == sum(r["usage"]["retries"] for r in one) == 1
     assert all(r["error"] is None for r in two)
-    assert _strip(one) == _strip(two)
+    # Which episode's request was the overloaded one depends on which reached the server first (two
+    # run at once): the retry is compared in total above, everything else episode by episode.
+    assert _strip(one, also={"retries"}) == _strip(two, also={"retries"})
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
