@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -166,41 +166,49 @@ def _shipped() -> dict[str, Any]:
     return json.loads(text)
 
 
-@lru_cache(maxsize=1)
-def _boards() -> tuple[SGPInstance, ...]:
-    return tuple(SGPInstance.model_validate(b) for b in _shipped()["boards"])
+@cache
+def _board(index: int) -> SGPInstance:
+    # validated when first asked for: all 300 took most of a small run's start-up (0.1 s)
+    return SGPInstance.model_validate(_shipped()["boards"][index])
+
+
+def _matching(num_geoms: int | None, optimal_length: int | None) -> list[int]:
+    """The indices of the shipped boards with the given filters, chosen on the shipped fields
+    (which validation keeps as they are)."""
+    return [
+        i
+        for i, b in enumerate(_shipped()["boards"])
+        if (num_geoms is None or b["num_geoms"] == num_geoms)
+        and (optimal_length is None or b["optimal_steps"] == optimal_length)
+    ]
 
 
 def paper_boards(num_geoms: int | None = None, optimal_length: int | None = None) -> list[SGPInstance]:
     """The paper's boards in the shipped order (copies), optionally only one geom count / length."""
-    return [
-        b.model_copy(deep=True)
-        for b in _boards()
-        if (num_geoms is None or b.num_geoms == num_geoms)
-        and (optimal_length is None or b.optimal_steps == optimal_length)
-    ]
+    return [_board(i).model_copy(deep=True) for i in _matching(num_geoms, optimal_length)]
 
 
 def paper_instances(n: int | None, num_geoms: int | None, optimal_length: int | None) -> list[SGPInstance]:
     """The first `n` paper boards (all if None) with the given filters; ConfigError past the end."""
-    boards = paper_boards(num_geoms, optimal_length)
+    matching = _matching(num_geoms, optimal_length)
     which = "".join(
         [
             f" with {num_geoms} geoms" if num_geoms is not None else "",
             f" of optimal length {optimal_length}" if optimal_length is not None else "",
         ]
     )
-    if not boards:
+    if not matching:
         raise ConfigError(
             f"the paper's dataset has no board{which} (it has 2..11 geoms and lengths 2..11); "
             "set dataset=generated to generate one"
         )
-    if n is not None and n > len(boards):
+    if n is not None and n > len(matching):
         raise ConfigError(
-            f"the paper's dataset has {len(boards)} boards{which}, {n} were asked for; "
+            f"the paper's dataset has {len(matching)} boards{which}, {n} were asked for; "
             "set dataset=generated for more"
         )
-    return boards if n is None else boards[:n]
+    # only the boards asked for are validated and copied
+    return [_board(i).model_copy(deep=True) for i in (matching if n is None else matching[:n])]
 
 
 def paper_random_moves() -> dict[str, list[str]]:
