@@ -15,6 +15,7 @@ from playbench.core.errors import ConfigError
 from playbench.runner.cost_cap import CostCap, CostCapReached
 from playbench.runner.episode import EpisodeJob, EpisodeOutput, run_episode
 from playbench.runner.model_pool import ModelPool, ModelSettings
+from playbench.runner.steady_gc import steady_gc
 
 ResultCallback = Callable[[EpisodeOutput], None]
 
@@ -82,7 +83,8 @@ class LocalExecutor:
             on_result(output)
 
         try:
-            await asyncio.gather(*(one(job) for job in jobs))
+            with steady_gc():
+                await asyncio.gather(*(one(job) for job in jobs))
         finally:
             # what each model was (transport, budget, adaptive concurrency), for the run's summary
             self.models_used = pool.describe()

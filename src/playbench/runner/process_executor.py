@@ -31,6 +31,7 @@ from playbench.models.base import ChatModel, GenerationParams, Message, ModelRes
 from playbench.runner.episode import EpisodeJob, EpisodeOutput, run_episode
 from playbench.runner.executors import ResultCallback, prepare_worker
 from playbench.runner.model_pool import ModelPool, ModelSettings
+from playbench.runner.steady_gc import steady_gc
 
 POLL_S = 0.5  # how often the driver checks its workers are alive while it waits for results
 
@@ -102,7 +103,8 @@ def _worker_main(
                 results.put(output)
 
         try:
-            await asyncio.gather(*(lane() for _ in range(slots)))
+            with steady_gc():
+                await asyncio.gather(*(lane() for _ in range(slots)))
         finally:
             await pool.aclose()
 

@@ -25,6 +25,7 @@ from playbench.core.errors import ConfigError, PlaybenchError
 from playbench.runner.episode import EpisodeJob, EpisodeKey, EpisodeOutput, run_episode
 from playbench.runner.executors import ResultCallback, prepare_worker
 from playbench.runner.model_pool import ModelPool, ModelSettings
+from playbench.runner.steady_gc import steady_gc
 
 INSTALL_HINT = "install the ray extra: pip install 'playbench[ray]'"
 # How long cleanup waits for actors to close their model clients before killing them anyway.
@@ -46,12 +47,15 @@ class EpisodeWorker:
     def __init__(self, settings: dict[str, Any], specs: list[Any], paths: list[str]) -> None:
         prepare_worker(specs, paths)
         self.pool = ModelPool(ModelSettings(**settings))
+        self._gc = contextlib.ExitStack()  # the actor lives for the run: its collector as a local run's
+        self._gc.enter_context(steady_gc())
 
     async def run(self, job: dict[str, Any], save_images: bool) -> EpisodeOutput:
         return await run_episode(EpisodeJob(**job), self.pool, save_images=save_images)
 
     async def close(self) -> None:
         await self.pool.aclose()
+        self._gc.close()
 
 
 def _driver_paths() -> list[str]:

@@ -25,7 +25,7 @@ from playbench.runner.fidelity import task_stamp
 from playbench.runner.model_pool import ModelSettings
 from playbench.runner.protocol import apply_model_side
 from playbench.runner.reader import record_key
-from playbench.runner.store import RunStore
+from playbench.runner.store import RunStore, WriteBehind
 
 # What must match for a directory to be resumed: changing any of these would mix two experiments.
 IDENTITY_FIELDS = ("agents", "seed", "task_options")
@@ -276,16 +276,20 @@ async def _execute_locked(
         executor, cap = _capped_executor(config, executor, records)
     executor = executor or make_executor(config.executor, config.concurrency, **config.executor_options)
     finished = 0
+    writer = WriteBehind(store)
 
     def on_result(output: EpisodeOutput) -> None:
         nonlocal finished
-        store.write(output)
+        writer.write(output)
         finished += 1
         if on_progress is not None:
             on_progress(output, finished, len(todo))
 
     try:
-        await executor.run(todo, config.models, on_result, config.save_images)
+        try:
+            await executor.run(todo, config.models, on_result, config.save_images)
+        finally:
+            writer.drain()
     finally:
         planned = {job.key for job in jobs}
         records = [r for r in store.records() if record_key(r) in planned]
