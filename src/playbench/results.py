@@ -252,9 +252,10 @@ def replay(run_dir: str | Path, record: dict[str, Any]) -> Replay:
     unused = {spec: m.unused for spec, m in pool.models.items() if m.unused}
     for spec, n in unused.items():
         differences.append(f"{n} recorded call(s) of {spec} were not made again")
-    if len(output.steps) != len(recorded):
-        differences.append(f"{len(output.steps)} turns played again, {len(recorded)} on record")
-    for new, old in zip(output.steps, recorded, strict=False):
+    played = output.steps
+    if len(played) != len(recorded):
+        differences.append(f"{len(played)} turns played again, {len(recorded)} on record")
+    for new, old in zip(played, recorded, strict=False):
         for key in sorted(set(new) | set(old)):
             if new.get(key) != old.get(key):
                 differences.append(f"turn {old.get('turn')}: '{key}' differs")
@@ -265,4 +266,4 @@ def replay(run_dir: str | Path, record: dict[str, Any]) -> Replay:
             and output.record.get(key) != record.get(key)
         ):
             differences.append(f"record: '{key}' differs")
-    return Replay(not differences, differences, output.record, output.steps)
+    return Replay(not differences, differences, output.record, played)

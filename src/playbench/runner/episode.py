@@ -7,7 +7,7 @@ import json
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from playbench.agents import Agent, AgentSpec, AgentStopped, build_agent
@@ -54,12 +54,57 @@ class EpisodeJob:
         return asdict(self)
 
 
-@dataclass
 class EpisodeOutput:
-    record: dict[str, Any]
-    steps: list[dict[str, Any]] = field(default_factory=list)
-    images: dict[str, bytes] = field(default_factory=dict)  # file name inside the episode folder -> PNG
-    calls: list[str] = field(default_factory=list)  # the calls file's lines, as JSON text
+    """A played episode: its record, trajectory, images and calls, as the run directory stores them.
+
+    The trajectory is given either as data (`steps=`: a test's, a hand-made episode's) or, from
+    `run_episode`, as its JSONL lines (`step_lines=`), each encoded when its turn ended: a run's
+    episodes that end together then have nothing left to encode (on one event loop that burst held
+    every other episode), and lines, unlike dicts, give the garbage collector nothing to walk.
+    `steps` and `step_lines` read either form (the other decoded or encoded when first asked for)."""
+
+    __slots__ = ("record", "images", "calls", "_steps", "_step_lines")
+
+    def __init__(
+        self,
+        record: dict[str, Any],
+        steps: list[dict[str, Any]] | None = None,
+        images: dict[str, bytes] | None = None,
+        calls: list[str] | None = None,
+        step_lines: list[str] | None = None,
+    ) -> None:
+        if steps is not None and step_lines is not None:
+            raise ValueError("an episode's trajectory is given as steps or as step_lines, not both")
+        self.record = record
+        self.images = images if images is not None else {}  # file name inside the episode folder -> PNG
+        self.calls = calls if calls is not None else []  # the calls file's lines, as JSON text
+        self._steps = steps
+        self._step_lines = step_lines if step_lines is not None or steps is not None else []
+
+    @property
+    def steps(self) -> list[dict[str, Any]]:
+        """The trajectory's steps as data."""
+        if self._steps is None:
+            self._steps = [json.loads(line) for line in self._step_lines or []]
+        return self._steps
+
+    @property
+    def step_lines(self) -> list[str]:
+        """The trajectory file's lines, as JSON text."""
+        if self._step_lines is None:
+            self._step_lines = [json.dumps(step, ensure_ascii=False) for step in self._steps or []]
+        return self._step_lines
+
+    def __getstate__(self) -> dict[str, Any]:  # to a worker's driver: the compact form only
+        return {
+            "record": self.record,
+            "images": self.images,
+            "calls": self.calls,
+            "step_lines": self.step_lines,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)  # type: ignore[misc]
 
 
 def _oracle_for(task: Task, role: str) -> Callable[[], str | None]:
@@ -90,7 +135,8 @@ async def run_episode(
     started = time.perf_counter()
     stem = key_filename(job.key)
     recorder = CallRecorder(stem, record=job.record_calls)
-    steps: list[dict[str, Any]] = []
+    steps: list[str] = []  # each turn's trajectory line, encoded as the turn ends (EpisodeOutput)
+    turns = 0  # played turns (a crash's traceback line is not one)
     images: dict[str, bytes] = {}
 
     def refs(parts: list[Any]) -> list[dict[str, str]]:
@@ -168,28 +214,28 @@ async def run_episode(
             task_step = result.info.get("step")
             if isinstance(task_step, int) and not isinstance(task_step, bool):
                 last_step = task_step
-            steps.append(
-                StepRecord(
-                    turn=len(steps) + 1,
-                    step=last_step,
-                    role=role,
-                    observation=obs.text,
-                    images=image_refs,
-                    feedback_before=obs.feedback,
-                    raw_output=action.raw,
-                    action=action.text,
-                    rationale=action.rationale,
-                    parsed=result.parsed,
-                    validity=str(result.validity),
-                    reason=result.reason,
-                    feedback=result.feedback,
-                    info=_jsonable(result.info),
-                    usage=action.usage.to_dict(),
-                    calls=len(recorder.calls) - calls_before,
-                    instructions=obs.instructions if first_turn else None,
-                    turns_before=earlier,
-                ).to_dict()
-            )
+            step = StepRecord(
+                turn=len(steps) + 1,
+                step=last_step,
+                role=role,
+                observation=obs.text,
+                images=image_refs,
+                feedback_before=obs.feedback,
+                raw_output=action.raw,
+                action=action.text,
+                rationale=action.rationale,
+                parsed=result.parsed,
+                validity=str(result.validity),
+                reason=result.reason,
+                feedback=result.feedback,
+                info=_jsonable(result.info),
+                usage=action.usage.to_dict(),
+                calls=len(recorder.calls) - calls_before,
+                instructions=obs.instructions if first_turn else None,
+                turns_before=earlier,
+            ).to_dict()
+            steps.append(json.dumps(step, ensure_ascii=False))
+            turns += 1
     except ModelError as exc:
         error, error_kind = str(exc), exc.kind
         usage.retries += max(0, getattr(exc, "attempts", 0) - 1)  # the failed call's retries count too
@@ -197,7 +243,8 @@ async def run_episode(
         error, error_kind = str(exc), "exception"
     except Exception as exc:  # a bug in a task or agent must not take the whole run down
         error, error_kind = f"{type(exc).__name__}: {exc}", "exception"
-        steps.append({"turn": len(steps) + 1, "error": error, "traceback": traceback.format_exc()})
+        crash = {"turn": len(steps) + 1, "error": error, "traceback": traceback.format_exc()}
+        steps.append(json.dumps(crash, ensure_ascii=False))
     for agent in agents.values():
         try:
             await agent.close()
@@ -205,7 +252,6 @@ async def run_episode(
             if error is None:
                 error, error_kind = f"closing the agent failed: {type(exc).__name__}: {exc}", "exception"
 
-    turns = sum(1 for s in steps if "role" in s)  # a crash's traceback line is not a turn
     success, n_steps, metrics, optimal = False, turns, {}, job.instance.get("optimal_steps")
     termination: str = Termination.UNFINISHED
     if task is not None:
@@ -251,7 +297,7 @@ async def run_episode(
     if save_images:
         for name, png in recorder.images.items():
             images.setdefault(name, png)
-    return EpisodeOutput(record=record, steps=steps, images=images, calls=recorder.calls)
+    return EpisodeOutput(record=record, images=images, calls=recorder.calls, step_lines=steps)
 
 
 def _jsonable(info: dict[str, Any]) -> dict[str, Any]:

@@ -98,7 +98,7 @@ class RunStore:
                     target.write_bytes(png)
         if rec.get("calls"):
             self._write_lines(self.out / rec["calls"], output.calls)
-        self._write_lines(traj_path, [json.dumps(step, ensure_ascii=False) for step in output.steps])
+        self._write_lines(traj_path, output.step_lines)
         self.append(rec)
 
     @staticmethod
