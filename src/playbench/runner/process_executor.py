@@ -100,7 +100,7 @@ def _worker_main(
                 if job is None:
                     return
                 output = await run_episode(EpisodeJob(**job), pool, save_images=save_images)
-                results.put(output)
+                results.put(output)  # synchronous: on record before the next job starts
 
         try:
             with steady_gc():
@@ -109,6 +109,13 @@ def _worker_main(
             await pool.aclose()
 
     asyncio.run(main())
+
+
+def _get_result(results: Any) -> EpisodeOutput:
+    """The next result within POLL_S seconds, else queue.Empty (the driver then checks its workers)."""
+    if results._reader.poll(POLL_S):  # SimpleQueue.get has no timeout; its reader end has poll
+        return results.get()
+    raise queue.Empty
 
 
 def _providers(jobs: Sequence[EpisodeJob]) -> set[str]:
@@ -149,7 +156,10 @@ class ProcessExecutor:
         ctx = multiprocessing.get_context("spawn")
         n = min(self.workers, len(jobs))
         slots = max(1, math.ceil(self.concurrency / n))
-        job_queue, result_queue = ctx.Queue(), ctx.Queue()
+        # Results come back through a SimpleQueue, whose put writes the pipe in the caller: a worker that
+        # dies in its next episode (os._exit, an out-of-memory kill) has already delivered the last
+        # one. A Queue's put hands the object to a feeder thread, which such a death could cut off.
+        job_queue, result_queue = ctx.Queue(), ctx.SimpleQueue()
         gates = {p: ctx.BoundedSemaphore(settings.concurrency) for p in sorted(_providers(jobs))}
         specs = [get_spec(t) for t in sorted({j.task_id for j in jobs})]
         for job in jobs:
@@ -182,7 +192,7 @@ class ProcessExecutor:
         try:
             while received < len(jobs):
                 try:
-                    output: EpisodeOutput = await loop.run_in_executor(None, result_queue.get, True, POLL_S)
+                    output: EpisodeOutput = await loop.run_in_executor(None, _get_result, result_queue)
                 except queue.Empty:
                     dead = [w for w in workers if not w.is_alive() and w.exitcode not in (0, None)]
                     if dead or all(not w.is_alive() for w in workers):
