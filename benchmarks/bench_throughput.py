@@ -3,8 +3,8 @@
 For each concurrency C in 1, 8, 32, 128, 256, 512 it runs 2·C text episodes of ivispar/sgp (every reply is
 an illegal command, so each episode takes the full 20 steps) and prints steps per second, the ratio
 to the ideal C / latency, CPU per step and memory per concurrent episode. Two paths, as in
-bench_harness.py: over HTTP (real openai SDK, scripted server in its own process) and in process
-(the `mock:` provider, `--model mock:FILE?delay=0.1`, which only sleeps, so the figures are
+bench_harness.py: over HTTP (the lean transport, the default for a `--base-url` server; scripted
+server in its own process) and in process (the `mock:` provider, `--model mock:FILE?delay=0.1`, which only sleeps, so the figures are
 playbench's own). Each measurement runs in a fresh process so its peak RSS can be attributed:
 memory per episode = (peak RSS − peak RSS at C = 1) / C.
 Goal: ≥ 95% of ideal at 128 concurrent episodes, < 5 MB per concurrent text episode. Then the same
@@ -150,7 +150,7 @@ def main() -> None:
                 args.jitter,
                 f"in process, latency jittered ±{100 * args.jitter:.0f}% (episodes fall out of step)",
             ),
-            ("http", 0.0, "over HTTP (openai SDK, scripted server in its own process)"),
+            ("http", 0.0, "over HTTP (lean transport, scripted server in its own process)"),
         )
         for mode, jitter, title in runs:
             print(f"\n{title}, latency {1000 * args.latency:.0f} ms")
