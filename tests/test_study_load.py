@@ -264,12 +264,15 @@ def test_50_http_and_3_browser_participants_through_a_server_restart(tmp_path, c
 
     watcher = threading.Thread(target=restart_mid_game, daemon=True)
     watcher.start()
-    drive(browser_people(chromium, server.base, in_browser), deadline)
-    watcher.join(max(1, deadline - time.monotonic()))
-    for t in threads:
-        t.join(max(1, deadline - time.monotonic()))
-    wall = time.monotonic() - began
-    server.stop()
+    try:
+        drive(browser_people(chromium, server.base, in_browser), deadline)
+        watcher.join(max(1, deadline - time.monotonic()))
+        for t in threads:
+            t.join(max(1, deadline - time.monotonic()))
+        wall = time.monotonic() - began
+    finally:  # a failed drive must not leave the server running after the test
+        watcher.join(max(1, deadline - time.monotonic()))  # it may be starting the server again
+        server.stop()
     assert not failures, failures[0]
     assert restart and restart["games_in_flight"] > 0, "the restart happened with no game in progress"
     records = check_records(study, {p.plan.pseudonym for p in everyone[:53]})
