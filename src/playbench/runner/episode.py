@@ -7,7 +7,7 @@ import json
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from playbench.agents import Agent, AgentSpec, AgentStopped, build_agent
@@ -51,7 +51,9 @@ class EpisodeJob:
         return AgentSpec.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The job as keyword arguments, for a worker (which receives a copy: its fields are plain
+        data, shared, not deep-copied here, which took most of a large run's dispatch time)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 class EpisodeOutput:

@@ -162,10 +162,6 @@ class ProcessExecutor:
         job_queue, result_queue = ctx.Queue(), ctx.SimpleQueue()
         gates = {p: ctx.BoundedSemaphore(settings.concurrency) for p in sorted(_providers(jobs))}
         specs = [get_spec(t) for t in sorted({j.task_id for j in jobs})]
-        for job in jobs:
-            job_queue.put(job.to_dict())
-        for _ in range(n * slots):
-            job_queue.put(None)  # one stop per lane
         workers = [
             ctx.Process(
                 target=_worker_main,
@@ -190,6 +186,11 @@ class ProcessExecutor:
         loop = asyncio.get_running_loop()
         received = 0
         try:
+            # queued once the workers are starting: their imports overlap with this
+            for job in jobs:
+                job_queue.put(job.to_dict())
+            for _ in range(n * slots):
+                job_queue.put(None)  # one stop per lane
             while received < len(jobs):
                 try:
                     output: EpisodeOutput = await loop.run_in_executor(None, _get_result, result_queue)
