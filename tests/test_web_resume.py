@@ -53,3 +53,30 @@ def test_a_restarted_server_resumes_the_game_where_it_stopped(tmp_path):
     assert not list(root.rglob("unfinished/*.json"))  # recorded, so nothing is left to resume
     with TestClient(create_app([str(root)])) as third:
         assert f"/play/s/{sid}" not in third.get("/play").text
+
+
+def test_a_journal_left_beside_its_recorded_episode_is_removed_not_offered(tmp_path):
+    """A server killed after recording a game but before removing its journal: the next server sees the
+    episode on record, offers nothing and removes the journal (it found this in the study load test)."""
+    root = tmp_path / "runs"
+    root.mkdir()
+    options = {"task": "toy/walk", "instance": "walk-0-3", "options": "length=9\nmax_steps=20"}
+    with TestClient(create_app([str(root)])) as first:
+        sid, seat = start(first, **options)
+        text = panel(first, sid, seat, your_turn)
+        pos, target = position(text)
+        assert act(first, sid, seat, "left" if target > pos else "right").json()["ok"]
+        text = panel(first, sid, seat, lambda t: "moved" in t)
+        (journal,) = root.rglob(f"unfinished/{sid}.json")
+        kept = journal.read_bytes()
+        while 'data-testid="finished"' not in text:
+            pos, target = position(text)
+            assert act(first, sid, seat, "right" if target > pos else "left").json()["ok"]
+            text = panel(first, sid, seat, lambda t: your_turn(t) and "moved" in t or "finished" in t)
+    assert not journal.exists()
+    journal.write_bytes(kept)  # as if the server had died between the record and the clean-up
+    with TestClient(create_app([str(root)])) as second:
+        assert f"/play/s/{sid}" not in second.get("/play").text
+    assert not journal.exists()
+    (run,) = [p.parent for p in root.rglob("episodes.jsonl")]
+    assert len((run / "episodes.jsonl").read_text().splitlines()) == 1

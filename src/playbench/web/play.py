@@ -439,13 +439,18 @@ class PlayManager:
             except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
                 print(f"playbench serve: warning: cannot resume {path}: {exc}", file=sys.stderr)
                 continue
-            if session.sid != path.stem or any(
+            if session.sid != path.stem:
+                continue
+            if any(
                 r["task"] == session.setup.task_id
                 and str(r["instance_id"]) == session.setup.instance_id
                 and int(r["trial"]) == session.trial
                 for r in RunReader(run_dir).records()
             ):
-                continue  # already recorded (the server stopped between the record and the clean-up)
+                # already recorded: the server stopped between the record and removing the journal,
+                # which is done now (nothing is left to resume; it would stay on disk for ever)
+                path.unlink(missing_ok=True)
+                continue
             self.sessions[session.sid] = session
             key = (str(run_dir), session.setup.task_id, session.setup.instance_id)
             self._reserved.setdefault(key, set()).add(session.trial)
