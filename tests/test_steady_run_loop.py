@@ -108,3 +108,34 @@ def test_a_failed_write_is_raised_by_the_next_write_once_it_is_known(tmp_path: P
         with pytest.raises(OSError, match="writing i0"):
             writer.write(_output(1))
         writer.drain()
+
+
+class _Odd:
+    def __str__(self) -> str:
+        return "odd value"
+
+
+def test_a_step_info_json_cannot_hold_is_written_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from toy import WalkTask
+
+    from playbench.agents import AgentSpec
+    from playbench.core.registry import make_task
+    from playbench.runner.episode import EpisodeJob, run_episode
+    from playbench.runner.model_pool import ModelPool, ModelSettings
+
+    real_step = WalkTask.step
+
+    def step(self, action_text):  # the task's own info, with a value JSON has no form for
+        result = real_step(self, action_text)
+        result.info["odd"] = _Odd()
+        return result
+
+    monkeypatch.setattr(WalkTask, "step", step)
+    (instance,) = make_task("toy/walk").instances(1, 0)
+    job = EpisodeJob("toy/walk", {}, instance.model_dump(), 0, 0, {"*": AgentSpec("oracle").to_dict()})
+    output = asyncio.run(run_episode(job, ModelPool(ModelSettings())))
+    assert output.record["error"] is None and output.steps
+    assert all(s["info"]["odd"] == "odd value" for s in output.steps)
+    assert all(isinstance(s["info"]["position"], int) for s in output.steps)

@@ -19,17 +19,25 @@ def position(text: str) -> tuple[int, int]:
     return tuple(map(int, re.search(r"position (\d+), target (\d+)", text).groups()))
 
 
+OPTIONS = {"task": "toy/walk", "instance": "walk-0-3", "options": "length=9\nmax_steps=20"}
+
+
+def start_and_step_away(client):
+    """A game started and one move made away from the goal (so it goes on): (sid, seat, move, panel)."""
+    sid, seat = start(client, **OPTIONS)
+    text = panel(client, sid, seat, your_turn)
+    pos, target = position(text)
+    away = "left" if target > pos else "right"
+    assert act(client, sid, seat, away).json()["ok"]
+    return sid, seat, away, panel(client, sid, seat, lambda t: "moved" in t)
+
+
 def test_a_restarted_server_resumes_the_game_where_it_stopped(tmp_path):
     root = tmp_path / "runs"
     root.mkdir()
-    options = {"task": "toy/walk", "instance": "walk-0-3", "options": "length=9\nmax_steps=20"}
     with TestClient(create_app([str(root)])) as first:
-        sid, seat = start(first, **options)
-        text = panel(first, sid, seat, your_turn)
-        pos, target = position(text)
-        away = "left" if target > pos else "right"  # a move away from the goal, so the game goes on
-        assert act(first, sid, seat, away).json()["ok"]
-        moved = position(panel(first, sid, seat, lambda t: "moved" in t))[0]
+        sid, seat, away, text = start_and_step_away(first)
+        moved = position(text)[0]
         journals = list(root.rglob(f"unfinished/{sid}.json"))
         assert len(journals) == 1 and json.loads(journals[0].read_text())["moves"] == [
             {"role": "player", "text": away}
@@ -60,13 +68,8 @@ def test_a_journal_left_beside_its_recorded_episode_is_removed_not_offered(tmp_p
     episode on record, offers nothing and removes the journal (it found this in the study load test)."""
     root = tmp_path / "runs"
     root.mkdir()
-    options = {"task": "toy/walk", "instance": "walk-0-3", "options": "length=9\nmax_steps=20"}
     with TestClient(create_app([str(root)])) as first:
-        sid, seat = start(first, **options)
-        text = panel(first, sid, seat, your_turn)
-        pos, target = position(text)
-        assert act(first, sid, seat, "left" if target > pos else "right").json()["ok"]
-        text = panel(first, sid, seat, lambda t: "moved" in t)
+        sid, seat, _, text = start_and_step_away(first)
         (journal,) = root.rglob(f"unfinished/{sid}.json")
         kept = journal.read_bytes()
         while 'data-testid="finished"' not in text:

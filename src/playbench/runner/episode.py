@@ -80,8 +80,9 @@ class EpisodeOutput:
         self.record = record
         self.images = images if images is not None else {}  # file name inside the episode folder -> PNG
         self.calls = calls if calls is not None else []  # the calls file's lines, as JSON text
-        self._steps = steps
-        self._step_lines = step_lines if step_lines is not None or steps is not None else []
+        if steps is None and step_lines is None:
+            step_lines = []
+        self._steps, self._step_lines = steps, step_lines
 
     @property
     def steps(self) -> list[dict[str, Any]]:
@@ -230,13 +231,13 @@ async def run_episode(
                 validity=str(result.validity),
                 reason=result.reason,
                 feedback=result.feedback,
-                info=_jsonable(result.info),
+                info=result.info,
                 usage=action.usage.to_dict(),
                 calls=len(recorder.calls) - calls_before,
                 instructions=obs.instructions if first_turn else None,
                 turns_before=earlier,
             ).to_dict()
-            steps.append(json.dumps(step, ensure_ascii=False))
+            steps.append(_step_line(step))
             turns += 1
     except ModelError as exc:
         error, error_kind = str(exc), exc.kind
@@ -302,10 +303,11 @@ async def run_episode(
     return EpisodeOutput(record=record, images=images, calls=recorder.calls, step_lines=steps)
 
 
-def _jsonable(info: dict[str, Any]) -> dict[str, Any]:
-    """A step's `info` as JSON data: values JSON cannot hold are written as their text."""
+def _step_line(step: dict[str, Any]) -> str:
+    """A step's trajectory line, encoded once; values in the task's `info` that JSON cannot hold are
+    written as their text."""
     try:
-        json.dumps(info)
-        return info
+        return json.dumps(step, ensure_ascii=False)
     except (TypeError, ValueError):
-        return json.loads(json.dumps(info, default=str))
+        step["info"] = json.loads(json.dumps(step["info"], default=str))
+        return json.dumps(step, ensure_ascii=False)
