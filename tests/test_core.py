@@ -139,6 +139,43 @@ def test_t_and_bootstrap_intervals():
     assert b1 == b2 and b1[0] < 3 < b1[1]
 
 
+def test_bootstrap_shares_its_resampling_between_metrics_without_changing_a_result():
+    import numpy as np
+
+    from playbench.core import metrics
+
+    rng = np.random.default_rng(3)
+    first, second = rng.integers(0, 20, 64).astype(float), rng.random(64)
+
+    def fresh(values: np.ndarray) -> tuple[float, float]:  # the interval drawn without any sharing
+        idx = np.random.default_rng(0).integers(
+            0, values.size, size=(metrics.BOOTSTRAP_RESAMPLES, values.size)
+        )
+        lo, hi = np.quantile(values[idx].mean(axis=1), [0.025, 0.975])
+        return (max(float(lo), float(values.min())), min(float(hi), float(values.max())))
+
+    # equal up to float rounding (numpy's sums may round differently with memory alignment)
+    for values in (first, second):  # the second metric over the same episodes uses the shared indices
+        assert bootstrap_interval(values) == pytest.approx(fresh(values), rel=1e-12)
+    shared = metrics._resample_indices(64, metrics.BOOTSTRAP_RESAMPLES, 0)
+    assert shared is metrics._resample_indices(64, metrics.BOOTSTRAP_RESAMPLES, 0)
+    assert not shared.flags.writeable  # shared: nobody may change it
+    big = metrics._resample_indices(5_000, metrics.BOOTSTRAP_RESAMPLES, 0)  # 80 MB: drawn, not kept
+    assert big is not metrics._resample_indices(5_000, metrics.BOOTSTRAP_RESAMPLES, 0)
+
+
+def test_finite_json_writes_nan_and_infinity_as_null_and_everything_else_as_json_dumps():
+    from playbench.core.records import finite, finite_json
+
+    clean = {"a": [1, 2.5, (3, "x")], "b": {"c": None, "d": True}, "e": "é"}
+    assert finite_json(clean, ensure_ascii=False) == json.dumps(clean, ensure_ascii=False)
+    dirty = {"a": [1.0, float("nan")], "b": {"c": float("inf"), "d": -float("inf")}, "t": (float("nan"),)}
+    text = finite_json(dirty)
+    assert json.loads(text) == {"a": [1.0, None], "b": {"c": None, "d": None}, "t": [None]}
+    assert text == json.dumps(finite(dirty))
+    assert "NaN" not in text and "Infinity" not in text
+
+
 def test_aggregate_metrics_kinds():
     rows = [{"ok": True, "n": 2, "curve": [1, 2]}, {"ok": False, "n": 4, "curve": [0]}]
     agg = aggregate_metrics(rows)

@@ -136,3 +136,37 @@ def test_cell_order_is_a_bijection(n_g, n_l):
     order = cell_order(geoms, lengths)
     assert sorted(order) == sorted((g, L) for g in geoms for L in lengths)
     assert {g for g, _ in order[:n_g]} == set(geoms)
+
+
+def test_cached_instance_sets_hand_out_independent_copies():
+    task = SlidingGeomTask(dataset="generated")
+    first = task.instances(4, 11)  # generated now, then kept (pickled) in the cache
+    again = SlidingGeomTask(dataset="generated").instances(4, 11)  # from the cache
+    assert [i.model_dump() for i in first] == [i.model_dump() for i in again]
+    assert all(a is not b for a, b in zip(first, again, strict=True))
+    first[0].geoms[0].start, again[1].solution[:] = "a1", []  # a caller changing what it was given...
+    third = task.instances(4, 11)
+    assert third[0].geoms[0].start == again[0].geoms[0].start != "a1"  # ...changes no later caller's
+    assert third[1].solution == first[1].solution != []
+
+
+def test_solver_tables_shared_per_goal_cell_give_the_distances_of_a_search():
+    from collections import deque
+
+    from playbench.tasks.ivispar.board import get_board, moved, state_changing_moves
+
+    board = get_board(3, 3)
+    goal = (0, 4)
+    solver = Solver(board, goal)
+    # breadth-first search from the goal over every placement of two geoms
+    dist, frontier = {goal: 0}, deque([goal])
+    while frontier:
+        state = frontier.popleft()
+        for geom, _, dest in state_changing_moves(board, state):
+            nxt = moved(state, geom, dest)
+            if nxt not in dist:
+                dist[nxt] = dist[state] + 1
+                frontier.append(nxt)
+    assert len(dist) == 9 * 8
+    assert all(Solver(board, goal).distance(s) == d for s, d in dist.items())  # fresh solvers: shared tables
+    assert all(solver.distance(s) == d for s, d in dist.items())

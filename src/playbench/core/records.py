@@ -9,6 +9,7 @@ its `max_steps`, and as the episode's `steps`). `turns` is the number of traject
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, fields
 from typing import Any
@@ -90,3 +91,12 @@ def finite(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [finite(v) for v in value]
     return value
+
+
+def finite_json(value: Any, **options: Any) -> str:
+    """`json.dumps(finite(value), **options)`, without walking `value` first when it holds no NaN or
+    infinity (nearly always): the walk was a third of writing an episode's record."""
+    try:
+        return json.dumps(value, allow_nan=False, **options)
+    except ValueError:  # a NaN or infinite float somewhere: write it as null
+        return json.dumps(finite(value), **options)

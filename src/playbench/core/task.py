@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable
@@ -65,9 +66,10 @@ class EpisodeContext:
 
 # Generated instance sets, by task class, options, seed and count: generation can cost more than
 # playing (some suites run their oracle on every draft), and the runner, the conformance check and
-# the web app build fresh task objects over the same sets. Bounded; callers get deep copies.
+# the web app build fresh task objects over the same sets. Bounded; callers get copies.
 INSTANCE_CACHE_SIZE = 256
-_INSTANCE_CACHE: OrderedDict[tuple[Any, ...], list[Instance]] = OrderedDict()
+# each instance kept pickled: a copy for the next caller is then one `pickle.loads` (half of a deep copy)
+_INSTANCE_CACHE: OrderedDict[tuple[Any, ...], list[bytes]] = OrderedDict()
 
 
 class Task(ABC):
@@ -112,12 +114,18 @@ class Task(ABC):
         key = (cls.__module__, cls.__qualname__, self.config.model_dump_json(), seed, n)
         cached = _INSTANCE_CACHE.get(key)
         if cached is None:
-            cached = _INSTANCE_CACHE[key] = self._instances(n, seed)
+            fresh = self._instances(n, seed)
+            try:
+                cached = [pickle.dumps(inst, pickle.HIGHEST_PROTOCOL) for inst in fresh]
+            except (pickle.PicklingError, AttributeError, TypeError):  # a class pickle cannot name
+                return [inst.model_copy(deep=True) for inst in fresh]
+            _INSTANCE_CACHE[key] = cached
             if len(_INSTANCE_CACHE) > INSTANCE_CACHE_SIZE:
                 _INSTANCE_CACHE.popitem(last=False)
         else:
             _INSTANCE_CACHE.move_to_end(key)
-        return [inst.model_copy(deep=True) for inst in cached]
+        # copies: a task may build its instances from objects it keeps (loaded scenes, paper boards)
+        return [pickle.loads(data) for data in cached]
 
     def _instances(self, n: int | None, seed: int) -> list[Instance]:
         """Generate or load the instances (see `instances`); every task defines this."""

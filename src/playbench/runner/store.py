@@ -25,7 +25,7 @@ from typing import Any
 
 from playbench.core.errors import ConfigError
 from playbench.core.paths import writable_dir
-from playbench.core.records import finite
+from playbench.core.records import finite, finite_json
 from playbench.runner.episode import EpisodeOutput
 from playbench.runner.reader import EPISODES, TRAJECTORIES, EpisodeKey, RunReader
 
@@ -106,11 +106,11 @@ class RunStore:
         """A JSONL file written whole from its lines (JSON text): a temporary file, then an atomic rename."""
         tmp = path.with_name(path.name + ".tmp")
         with open(tmp, "w") as fh:
-            fh.write("".join(line + "\n" for line in lines))
+            fh.write("\n".join(lines) + "\n" if lines else "")
         os.replace(tmp, path)
 
     def append(self, record: dict[str, Any]) -> None:
-        line = (json.dumps(finite(record), ensure_ascii=False) + "\n").encode()
+        line = (finite_json(record, ensure_ascii=False) + "\n").encode()
         if self._fd is None:
             self._fd = os.open(self.episodes_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         written = os.write(self._fd, line)
@@ -137,7 +137,7 @@ class RunStore:
 
     def append_json_line(self, name: str, data: dict[str, Any]) -> None:
         """One JSON line added to `name` (a history such as config_history.jsonl), whole or not at all."""
-        line = (json.dumps(finite(data), ensure_ascii=False, default=str) + "\n").encode()
+        line = (finite_json(data, ensure_ascii=False, default=str) + "\n").encode()
         fd = os.open(self.out / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, line)

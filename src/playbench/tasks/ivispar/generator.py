@@ -35,7 +35,7 @@ from playbench.tasks.ivispar.board import (
     state_changing_moves,
 )
 from playbench.tasks.ivispar.schema import GeomSpec, SGPInstance
-from playbench.tasks.ivispar.solver import Solver
+from playbench.tasks.ivispar.solver import Solver, goal_tables
 
 MAX_ATTEMPTS = 2000
 MAX_INTERFERENCE_ATTEMPTS = 300  # placements tried for one interfering instance
@@ -57,23 +57,13 @@ def backward_walk(
     board: Board, goal: State, length: int, rng: random.Random
 ) -> tuple[State, list[tuple[int, int]]] | None:
     """Start state and forward solution (geom, direction) of a walk that ends at `goal`, or None."""
-    nbrs = board.neighbors
-    goal_rc = [board.col_row(g) for g in goal]
+    # per geom, each cell's moves away from its goal (one step further, in direction order)
+    away = [goal_tables(board.width, board.height, g)[2] for g in goal]
     state = goal
     backward: list[tuple[int, int]] = []
     for _ in range(length):
         occ = occupancy(state)
-        options = []
-        for i, c in enumerate(state):
-            gc, gr = goal_rc[i]
-            col, row = board.col_row(c)
-            here = abs(col - gc) + abs(row - gr)
-            for d, n in enumerate(nbrs[c]):
-                if n < 0 or (occ >> n) & 1:
-                    continue
-                nc, nr = board.col_row(n)
-                if abs(nc - gc) + abs(nr - gr) == here + 1:
-                    options.append((i, d, n))
+        options = [(i, d, n) for i, c in enumerate(state) for d, n in away[i][c] if not (occ >> n) & 1]
         if not options:
             return None
         i, d, n = rng.choice(options)
