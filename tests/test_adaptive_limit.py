@@ -68,8 +68,9 @@ def test_a_rate_limiting_server_is_met_by_backing_off(tmp_path: Path, capsys) ->
     assert refused > 0  # the server did push back
     stats = json.loads((out / "summary.json").read_text())["models"]["openai:limited"]["adaptive"]
     assert stats["rate_limited"] >= 1 and stats["cuts"] >= 1 and stats["throttled_s"] > 0
-    assert stats["final"] < START_CAP  # backed off from where it started
-    assert stats["mean"] < START_CAP
+    assert stats["start"] == 12  # a server named with --base-url: its full budget from the start
+    assert stats["final"] < stats["start"]  # backed off from where it started
+    assert stats["mean"] < stats["start"]
     # shown live: the progress line (plain, as under a log) names the backed-off model
     assert "openai:limited" in capsys.readouterr().err.split("episodes (solved")[-1]
 
@@ -139,3 +140,27 @@ async def test_no_more_requests_in_flight_than_the_limit() -> None:
 
     await asyncio.gather(*(one() for _ in range(20)))
     assert most == 3
+
+
+@pytest.mark.parametrize(
+    ("spec", "base_url", "start"),
+    [
+        ("openai:gpt-4o-mini", None, START_CAP),  # the provider's API: its rate limit is found by growing
+        ("anthropic:claude-3-5-haiku-latest", None, START_CAP),
+        ("openai:local", "http://127.0.0.1:9/v1", 32),  # a server the user runs: the budget they set
+        ("openai:gpt-4o-mini", "https://api.openai.com/v1", START_CAP),  # the provider's own URL, named
+    ],
+)
+async def test_the_limit_starts_at_the_budget_only_on_a_server_the_user_runs(
+    monkeypatch, spec: str, base_url: str | None, start: int
+) -> None:
+    from playbench.models import make_model
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    model = make_model(spec, base_url=base_url, concurrency=32)
+    _client, limit = model._state()  # no request is sent
+    try:
+        assert limit.start == limit.slots == start and limit.stats()["start"] == start
+    finally:
+        await model.aclose()

@@ -1,7 +1,10 @@
 """Adaptive concurrency per model: additive increase, multiplicative decrease (AIMD), as TCP does.
 
 Every request of a remote model takes a slot of its `AdaptiveLimit`. The limit starts at
-`min(maximum, START_CAP)` (`--model-concurrency` is the maximum) and:
+`min(maximum, START_CAP)` for a provider's own API (`--model-concurrency` is the maximum), whose rate
+limit is unknown and found by growing; at the maximum for a server the user named with `--base-url`
+(vLLM, SGLang, llama.cpp: no provider rate limit to find, and the user sized `--model-concurrency` for
+it; ramping up there only lost throughput, ~3% of `benchmarks/bench_harness.py`'s run). Then:
 - grows by one slot per answered request until the first cut (slow start: it doubles every round), then by
   one slot for every `limit` requests answered in a row (additive increase), up to the maximum;
 - halves on a rate-limit answer (HTTP 429), once per round: the 429s of requests sent before the cut do
@@ -23,7 +26,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
-START_CAP = 8  # a bigger --model-concurrency is reached by growing, not assumed
+START_CAP = 8  # on a provider's API a bigger --model-concurrency is reached by growing, not assumed
 LATENCY_RISE = 3.0
 LATENCY_SAMPLES = 20  # answers before the latency signal counts (the lowest latency needs a few)
 EWMA = 0.1
@@ -34,9 +37,10 @@ LIVE: dict[str, AdaptiveLimit] = {}  # model spec -> its limit, while a run is g
 class AdaptiveLimit:
     """The slots of one model's requests in flight, on one event loop."""
 
-    def __init__(self, maximum: int, spec: str = "") -> None:
+    def __init__(self, maximum: int, spec: str = "", start_at_maximum: bool = False) -> None:
         self.maximum = max(1, int(maximum))
-        self.limit = float(min(self.maximum, START_CAP))
+        self.start = self.maximum if start_at_maximum else min(self.maximum, START_CAP)
+        self.limit = float(self.start)
         self.spec = spec
         self.in_flight = 0
         self.round = 0  # bumped by every cut: a request remembers the round it was sent in
@@ -128,6 +132,7 @@ class AdaptiveLimit:
     def stats(self) -> dict[str, Any]:
         return {
             "maximum": self.maximum,
+            "start": self.start,
             "peak": int(self.peak),
             "mean": round(self.limit_sum / self.requests, 2) if self.requests else None,
             "final": self.slots,

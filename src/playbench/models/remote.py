@@ -328,7 +328,8 @@ class RemoteChatModel(ChatModel):
             if self._client is not None:
                 _abandon(self._client)
             self._client = self._make_client()
-            self._limit = AdaptiveLimit(self.concurrency, self.spec)
+            # a server the user runs starts at its full budget; a provider's API is probed (adaptive.py)
+            self._limit = AdaptiveLimit(self.concurrency, self.spec, start_at_maximum=self._self_hosted())
             adaptive.LIVE[self.spec] = self._limit
             self._loop = loop
         return self._client, self._limit
