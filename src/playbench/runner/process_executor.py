@@ -34,6 +34,7 @@ from playbench.runner.model_pool import ModelPool, ModelSettings
 from playbench.runner.steady_gc import steady_gc
 
 POLL_S = 0.5  # how often the driver checks its workers are alive while it waits for results
+RESULTS_PER_HAND_OFF = 64  # finished episodes passed to the driver's event loop at once, at most
 
 
 class _SharedGate(ChatModel):
@@ -111,11 +112,17 @@ def _worker_main(
     asyncio.run(main())
 
 
-def _get_result(results: Any) -> EpisodeOutput:
-    """The next result within POLL_S seconds, else queue.Empty (the driver then checks its workers)."""
-    if results._reader.poll(POLL_S):  # SimpleQueue.get has no timeout; its reader end has poll
-        return results.get()
-    raise queue.Empty
+def _get_results(results: Any) -> list[EpisodeOutput]:
+    """The results there are, waiting up to POLL_S seconds for the first, else queue.Empty (the driver
+    then checks its workers). Episodes in step finish in bursts: one hand-off to the event loop for a
+    burst, rather than one each, is most of what the driver spends per episode besides writing it."""
+    reader = results._reader  # SimpleQueue.get has no timeout; its reader end has poll
+    if not reader.poll(POLL_S):
+        raise queue.Empty
+    out = [results.get()]
+    while len(out) < RESULTS_PER_HAND_OFF and reader.poll(0):
+        out.append(results.get())
+    return out
 
 
 def _providers(jobs: Sequence[EpisodeJob]) -> set[str]:
@@ -193,7 +200,7 @@ class ProcessExecutor:
                 job_queue.put(None)  # one stop per lane
             while received < len(jobs):
                 try:
-                    output: EpisodeOutput = await loop.run_in_executor(None, _get_result, result_queue)
+                    outputs = await loop.run_in_executor(None, _get_results, result_queue)
                 except queue.Empty:
                     dead = [w for w in workers if not w.is_alive() and w.exitcode not in (0, None)]
                     if dead or all(not w.is_alive() for w in workers):
@@ -203,8 +210,9 @@ class ProcessExecutor:
                             "unfinished; they are not recorded, so the same command again plays them"
                         ) from None
                     continue
-                received += 1
-                on_result(output)
+                for output in outputs:
+                    received += 1
+                    on_result(output)
         finally:
             for w in workers:
                 w.join(timeout=5 if received >= len(jobs) else 0.1)

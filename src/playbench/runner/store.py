@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import time
+from collections import deque
 from concurrent import futures
 from pathlib import Path
 from typing import Any
@@ -170,15 +171,15 @@ class WriteBehind:
     def __init__(self, store: RunStore) -> None:
         self.store = store
         self._thread = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="playbench-store")
-        self._pending: list[Any] = []  # futures, oldest first
+        self._pending: deque[Any] = deque()  # futures, oldest first
 
     def _raise_failures(self, wait: bool) -> None:
         if wait:
             futures.wait(self._pending)
-        done = [f for f in self._pending if f.done()]
-        self._pending = [f for f in self._pending if not f.done()]
-        for future in done:
-            future.result()  # the first failed write's own error (a run stops at it)
+        # one thread writes in order, so the finished writes are the oldest: look no further than the
+        # first unfinished one (scanning every pending write made each write cost more as they queued)
+        while self._pending and self._pending[0].done():
+            self._pending.popleft().result()  # the first failed write's own error (a run stops at it)
 
     def write(self, output: EpisodeOutput) -> None:
         self._raise_failures(wait=False)
