@@ -137,3 +137,21 @@ def test_bad_worker_options_are_one_message(tmp_path: Path, capsys, argv: list[s
     )
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(__import__("fcntl"), "F_GETPIPE_SZ"), reason="pipe sizes are Linux's")
+def test_the_results_pipe_has_room_for_several_episodes() -> None:
+    import fcntl
+    import multiprocessing
+
+    from playbench.runner.process_executor import _widen
+
+    results = multiprocessing.get_context("spawn").SimpleQueue()
+    fd = results._writer.fileno()
+    before = fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)
+    _widen(results)
+    assert fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) >= max(before, 256 * 1024)
+    payload = b"x" * 200_000  # bigger than a default pipe: a put no longer waits for the reader
+    results.put(payload)
+    assert results.get() == payload
+    results.close()
