@@ -14,7 +14,7 @@ from rich.table import Table
 
 from playbench.core.errors import ConfigError
 from playbench.core.metrics import N_BELOW_TWO, interval
-from playbench.core.records import finite
+from playbench.core.records import finite_json
 from playbench.runner.reader import RunReader
 
 HEADLINE = [
@@ -479,27 +479,26 @@ def write_report(runs: list[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     paths[0].write_text(to_markdown(runs))
     paths[1].write_text(to_csv(runs))
     paths[2].write_text(
-        json.dumps(finite([{"run": r["path"], "summary": r["summary"]} for r in runs]), indent=2, default=str)
-        + "\n"
+        finite_json([{"run": r["path"], "summary": r["summary"]} for r in runs], indent=2, default=str) + "\n"
     )
     from playbench.report.paper import comparisons_for
 
     beside = [c.to_dict() for c in comparisons_for(runs)]
     if beside:  # the paper's published rows beside the run's, as in report.md
         paths.append(out / "paper.json")
-        paths[-1].write_text(json.dumps(finite(beside), indent=2) + "\n")
+        paths[-1].write_text(finite_json(beside, indent=2) + "\n")
     from playbench.report import error_summary
 
     error_maps = error_summary.to_data(runs)
     if error_maps is not None:  # every episode's replayed progress, the aggregates and modality gaps
         paths.append(out / "error_maps.json")
-        paths[-1].write_text(json.dumps(finite(error_maps), indent=2, default=str) + "\n")
+        paths[-1].write_text(finite_json(error_maps, indent=2, default=str) + "\n")
     if len(runs) > 1:  # the tasks x runs table and the paired comparisons, as in report.md
         from playbench.report import compare
 
         paths.append(out / "comparisons.json")
         data = {"matrix": compare.matrix(runs), "paired": compare.paired(runs)}
-        paths[-1].write_text(json.dumps(finite(data), indent=2, default=str) + "\n")
+        paths[-1].write_text(finite_json(data, indent=2, default=str) + "\n")
         # always written for two or more runs: runs of different tasks share no instance, so the file then
         # holds the header alone (report.md says why there is no paired comparison)
         rows = compare.csv_rows(runs)

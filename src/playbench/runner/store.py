@@ -15,7 +15,6 @@ blocks its own resume.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import sys
 import time
@@ -26,7 +25,7 @@ from typing import Any
 
 from playbench.core.errors import ConfigError
 from playbench.core.paths import writable_dir
-from playbench.core.records import finite, finite_json
+from playbench.core.records import finite_json
 from playbench.runner.episode import EpisodeOutput
 from playbench.runner.reader import EPISODES, TRAJECTORIES, EpisodeKey, RunReader
 
@@ -148,9 +147,7 @@ class RunStore:
     def write_json(self, name: str, data: dict[str, Any]) -> None:
         path = self.out / name
         tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(
-            json.dumps(finite(data), indent=2, ensure_ascii=False, default=str, allow_nan=False) + "\n"
-        )
+        tmp.write_text(finite_json(data, indent=2, ensure_ascii=False, default=str) + "\n")
         os.replace(tmp, path)
 
 

@@ -14,7 +14,7 @@ import copy
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,20 +161,12 @@ def read_global(data: dict[str, Any] | None, keep: Iterable[str]) -> Map | None:
     """A global map as theirs keeps it: observed names, every door, and "agent" (`keep` holds them)."""
     if data is None:
         return None
-    flat = _flatten(copy.deepcopy(data))
-    keep_set = set(keep)
-    entries: dict[str, Any] = {}
-    for key, info in flat.items():
-        if not isinstance(info, dict):
-            continue
-        name = _kept_name(str(key), keep_set)
-        if name is None:
-            continue
-        if "facing" in info and isinstance(info["facing"], str):
-            word = info["facing"].strip().lower()
-            info = {**info, "facing": _GLOBAL_WORDS.get(word, word)}
-        entries[name] = info
-    return _to_map(entries)
+    return _to_map(_kept_entries(_flatten(copy.deepcopy(data)), set(keep), _global_word))
+
+
+def _global_word(word: str) -> str:
+    s = word.strip().lower()
+    return _GLOBAL_WORDS.get(s, s)
 
 
 def _local_word(word: str, facing: str) -> str:
@@ -190,18 +182,22 @@ def read_local(data: dict[str, Any] | None, visible: Iterable[str], facing: str)
     flat = _flatten(copy.deepcopy(data))
     if "objects" in flat and isinstance(flat["objects"], dict):
         flat = flat["objects"]
-    keep_set = set(visible)
+    return _to_map(_kept_entries(flat, set(visible), lambda word: _local_word(word, facing)))
+
+
+def _kept_entries(flat: dict[str, Any], keep: set[str], facing_word: Callable[[str], str]) -> dict[str, Any]:
+    """The entries of a flattened reply whose names are kept, each text facing read by `facing_word`."""
     entries: dict[str, Any] = {}
     for key, info in flat.items():
         if not isinstance(info, dict):
             continue
-        name = _kept_name(str(key), keep_set)
+        name = _kept_name(str(key), keep)
         if name is None:
             continue
         if "facing" in info and isinstance(info["facing"], str):
-            info = {**info, "facing": _local_word(info["facing"], facing)}
+            info = {**info, "facing": facing_word(info["facing"])}
         entries[name] = info
-    return _to_map(entries)
+    return entries
 
 
 def raw_entry(raw: dict[str, Any] | None, name: str) -> Map | None:
