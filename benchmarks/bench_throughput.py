@@ -30,11 +30,10 @@ from pathlib import Path
 REPLY = "Let me think.\naction: move purple cube up"
 
 
-def one(
-    mode: str, concurrency: int, latency: float, base_url: str, jitter: float = 0.0, workers: int = 0
-) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        return _one(mode, concurrency, latency, base_url, jitter, Path(tmp), workers)
+# Every measurement's run directory is kept until the benchmark ends. Why: on an ext4 without a journal
+# (this machine's) a new file costs several times more for ~10 s after many files were deleted (its
+# inode allocator checks each recently freed inode), so deleting one measurement's 10,000+ files just
+# before the next would slow the next one's writes by a leftover of this benchmark, not of playbench.
 
 
 def _one(
@@ -87,9 +86,9 @@ def _one(
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0, c0 = time.perf_counter(), time.process_time()
     asyncio.run(execute(cfg, on_progress=lambda *_: finished.append(time.perf_counter())))
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    wall, driver_cpu = time.perf_counter() - t0, time.process_time() - c0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu += (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
+    cpu = driver_cpu + (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
     recs = [json.loads(x) for x in (tmp / "run" / "episodes.jsonl").read_text().splitlines()]
     steps = sum(r["steps"] for r in recs)
     # the steady rate: episodes (20 steps each) finished from the first eighth to the last, so the start
@@ -102,6 +101,10 @@ def _one(
         "errors": sum(1 for r in recs if r["error"]),
         "wall": wall,
         "cpu": cpu,
+        # the driver's own CPU per episode (planning and the summary included): with worker processes,
+        # the one part that does not grow with them, so 1 / this is the episodes per second no number
+        # of workers can pass
+        "driver_ms_per_episode": 1000 * driver_cpu / len(recs),
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
@@ -129,8 +132,15 @@ def cpu_scaling(n: int = 20_000_000) -> tuple[float, float]:
 
 
 def measure(
-    mode: str, concurrency: int, latency: float, base_url: str, jitter: float = 0.0, workers: int = 0
+    root: Path,
+    mode: str,
+    concurrency: int,
+    latency: float,
+    base_url: str,
+    jitter: float = 0.0,
+    workers: int = 0,
 ) -> dict:
+    """One measurement in a fresh process, its run directory a new folder in `root`."""
     out = subprocess.run(
         [
             sys.executable,
@@ -142,6 +152,7 @@ def measure(
             base_url,
             str(jitter),
             str(workers),
+            tempfile.mkdtemp(dir=root),
         ],
         capture_output=True,
         text=True,
@@ -165,17 +176,25 @@ def main() -> None:
     ap.add_argument(
         "--jitter", type=float, default=0.2, help="± fraction of latency for the extra in-process run"
     )
-    ap.add_argument("--one", nargs=6, help=argparse.SUPPRESS)
+    ap.add_argument("--one", nargs=7, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        mode, conc, latency, base_url, jitter, workers = args.one
-        print(json.dumps(one(mode, int(conc), float(latency), base_url, float(jitter), int(workers))))
+        mode, conc, latency, base_url, jitter, workers, tmp = args.one
+        print(
+            json.dumps(
+                _one(mode, int(conc), float(latency), base_url, float(jitter), Path(tmp), int(workers))
+            )
+        )
         return
 
     from playbench.testing.scripted_server import server_process
 
     levels = [int(x) for x in args.levels.split(",")]
-    with server_process([REPLY], args.latency) as base_url:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-throughput-") as root_name,
+        server_process([REPLY], args.latency) as base_url,
+    ):
+        root = Path(root_name)
         runs = (
             ("memory", 0.0, "in process (model sleeps; playbench only)"),
             (
@@ -192,7 +211,7 @@ def main() -> None:
             )
             base_rss = None
             for conc in levels:
-                m = measure(mode, conc, args.latency, base_url, jitter)
+                m = measure(root, mode, conc, args.latency, base_url, jitter)
                 rate, ideal = m["steps"] / m["wall"], conc / args.latency
                 if base_rss is None:
                     base_rss = m["rss_mb"]
@@ -211,16 +230,18 @@ def main() -> None:
             f"\nworker processes (--executor processes), concurrency {conc}, latency {1000 * args.latency:.0f} ms"
         )
         print(
-            f"{'path':>10} {'workers':>8} {'steps/s':>9} {'ratio':>7} {'steady/s':>9} {'CPU/step':>9}  errors"
+            f"{'path':>10} {'workers':>8} {'steps/s':>9} {'ratio':>7} {'steady/s':>9} {'CPU/step':>9} "
+            f"{'driver/episode':>15}  errors"
         )
         for mode in ("memory", "http"):
             rates, steady = {}, {}
             for workers in (1, 2):
-                m = measure(mode, conc, args.latency, base_url, 0.0, workers)
+                m = measure(root, mode, conc, args.latency, base_url, 0.0, workers)
                 rates[workers], steady[workers] = m["steps"] / m["wall"], m["steady_rate"]
                 print(
                     f"{mode:>10} {workers:>8} {rates[workers]:>9.0f} {100 * rates[workers] * args.latency / conc:>6.1f}% "
-                    f"{steady[workers]:>9.0f} {1000 * m['cpu'] / m['steps']:>7.2f}ms  {m['errors']}"
+                    f"{steady[workers]:>9.0f} {1000 * m['cpu'] / m['steps']:>7.2f}ms "
+                    f"{m['driver_ms_per_episode']:>13.3f}ms  {m['errors']}"
                 )
             gain = rates[2] / rates[1]
             print(

@@ -57,12 +57,37 @@ def test_two_workers_give_the_local_executors_results(tmp_path: Path) -> None:
     )
     assert _outcomes(tmp_path / "proc") == _outcomes(tmp_path / "local")
     assert len(_records(tmp_path / "proc")) == 12
-    # the trajectories are written by the driver alike
-    steps = [
-        json.loads(x)
-        for x in next((tmp_path / "proc" / "trajectories").glob("*.jsonl")).read_text().splitlines()
-    ]
+    # the workers wrote the episodes' files: the same files, byte for byte, as the local run's store
+    local, proc = (
+        {f.name: f.read_bytes() for f in (tmp_path / run / "trajectories").iterdir()}
+        for run in ("local", "proc")
+    )
+    assert len(proc) == 2 * 12 and proc == local  # a trajectory and a calls file each
+    assert not list((tmp_path / "proc" / "trajectories").glob("*.tmp"))
+    steps = [json.loads(x) for x in next(iter(proc.values())).decode().splitlines()]
     assert steps and all("validity" in s for s in steps)
+
+
+def test_a_worker_that_cannot_write_sends_the_whole_episode_to_the_driver(tmp_path: Path) -> None:
+    from playbench.runner.episode import EpisodeOutput
+    from playbench.runner.process_executor import _write_files
+    from playbench.runner.store import RunStore
+
+    record = {"trajectory": "trajectories/t.jsonl", "calls": None}
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "trajectories").write_text("a file where the folder should be")
+    sent = _write_files(str(tmp_path / "broken"), EpisodeOutput(record, step_lines=['{"step": 0}']))
+    assert not sent.files_written and sent.step_lines == ['{"step": 0}']  # the driver gets it whole
+
+    (tmp_path / "ok" / "trajectories").mkdir(parents=True)
+    written = _write_files(str(tmp_path / "ok"), EpisodeOutput(record, step_lines=['{"step": 0}']))
+    assert written.files_written and written.step_lines == [] and written.record == record
+    # the driver's store appends the line of an episode whose files a worker wrote, and writes no file
+    (tmp_path / "ok" / "trajectories" / "t.jsonl").write_text("the worker's\n")
+    with RunStore(tmp_path / "ok") as store:
+        store.write(written)
+    assert (tmp_path / "ok" / "trajectories" / "t.jsonl").read_text() == "the worker's\n"
+    assert json.loads((tmp_path / "ok" / "episodes.jsonl").read_text()) == record
 
 
 def test_llm_episodes_over_http_share_one_provider_budget(tmp_path: Path) -> None:

@@ -63,9 +63,13 @@ class EpisodeOutput:
     `run_episode`, as its JSONL lines (`step_lines=`), each encoded when its turn ended: a run's
     episodes that end together then have nothing left to encode (on one event loop that burst held
     every other episode), and lines, unlike dicts, give the garbage collector nothing to walk.
-    `steps` and `step_lines` read either form (the other decoded or encoded when first asked for)."""
+    `steps` and `step_lines` read either form (the other decoded or encoded when first asked for).
 
-    __slots__ = ("record", "images", "calls", "_steps", "_step_lines")
+    `files_written`: the episode's own files (trajectory, calls, images) are already in the run
+    directory, written by the worker process that played it; such an output carries only its record
+    (`record_only`), and the store appends its line."""
+
+    __slots__ = ("record", "images", "calls", "files_written", "_steps", "_step_lines")
 
     def __init__(
         self,
@@ -74,12 +78,14 @@ class EpisodeOutput:
         images: dict[str, bytes] | None = None,
         calls: list[str] | None = None,
         step_lines: list[str] | None = None,
+        files_written: bool = False,
     ) -> None:
         if steps is not None and step_lines is not None:
             raise ValueError("an episode's trajectory is given as steps or as step_lines, not both")
         self.record = record
         self.images = images if images is not None else {}  # file name inside the episode folder -> PNG
         self.calls = calls if calls is not None else []  # the calls file's lines, as JSON text
+        self.files_written = files_written
         if steps is None and step_lines is None:
             step_lines = []
         self._steps, self._step_lines = steps, step_lines
@@ -98,12 +104,17 @@ class EpisodeOutput:
             self._step_lines = [json.dumps(step, ensure_ascii=False) for step in self._steps or []]
         return self._step_lines
 
+    def record_only(self) -> EpisodeOutput:
+        """This episode as sent once its files are written: the record alone."""
+        return EpisodeOutput(self.record, files_written=True)
+
     def __getstate__(self) -> dict[str, Any]:  # to a worker's driver: the compact form only
         return {
             "record": self.record,
             "images": self.images,
             "calls": self.calls,
             "step_lines": self.step_lines,
+            "files_written": self.files_written,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:

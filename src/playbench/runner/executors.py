@@ -1,14 +1,17 @@
 """Executors run a batch of episode jobs and hand each output back as soon as it is finished.
 
 The seam: an executor receives plain-data jobs and model settings and calls `on_result` in the
-driver process, which alone writes the run directory. A Ray executor only has to ship jobs to
-workers that call `run_episode` with their own ModelPool and return the outputs.
+driver process, which alone appends to the run's shared files (episodes.jsonl, the summary). A Ray
+executor only has to ship jobs to workers that call `run_episode` with their own ModelPool and return
+the outputs. An executor whose workers share the driver's disk may have them write each episode's own
+files into `run_dir` first and return the record alone (`EpisodeOutput.record_only`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from playbench.core.errors import ConfigError
@@ -29,6 +32,7 @@ class Executor(Protocol):
         settings: ModelSettings,
         on_result: ResultCallback,
         save_images: bool,
+        run_dir: Path | None = None,
     ) -> None: ...
 
 
@@ -61,6 +65,7 @@ class LocalExecutor:
         settings: ModelSettings,
         on_result: ResultCallback,
         save_images: bool,
+        run_dir: Path | None = None,  # noqa: ARG002 - one process: the driver's store writes every file
     ) -> None:
         cap = self.cost_cap
         pool = self.shared_pool or ModelPool(settings, cost_cap=cap)

@@ -3,15 +3,20 @@
 One Python process runs one event loop on one core; a run whose harness (task, agent, HTTP client) needs
 more CPU than a core gives spreads over worker processes instead. Each worker is started fresh (`spawn`,
 never forked: a forked OpenGL context hangs), runs its own event loop with up to `ceil(concurrency / N)`
-episodes in flight, pulling jobs from one shared queue, and sends every finished episode back to the
-driver, which alone writes the run directory (one writer, as with every executor). Each provider's
+episodes in flight, pulling jobs from one shared queue. A worker writes each finished episode's own
+files (trajectory, calls, images) into the run directory, then sends its record to the driver, which
+alone appends to the run's shared files (episodes.jsonl, the summary): files before the line, as with
+every executor. Why the worker writes: creating two files per episode was most of the driver's work
+(on this kind of disk a new file costs ~0.2-0.6 ms of CPU), and the driver is the one part that does not
+grow with the workers; with two workers on two cores it held the gain to ~1.3x. Each provider's
 request budget (`--model-concurrency`) is one semaphore shared by all workers, so N workers never send
 more requests at once than one process would.
 
 Results are those of the local executor for the same seeds: an episode depends only on its job. (The
 `mock:` provider's reply sequence is per process: with several workers its replies are dealt out in a
 different order, as with Ray.) A worker that dies loses only the episodes it had in flight: they are not
-recorded, so a resume plays them; the run then stops with a message naming the worker's exit code.
+recorded (files written without their line are overwritten when the episode runs again), so a resume
+plays them; the run then stops with a message naming the worker's exit code.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import os
 import queue
 from collections.abc import Sequence
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from playbench.core.errors import ConfigError, PlaybenchError
@@ -33,6 +39,7 @@ from playbench.runner.episode import EpisodeJob, EpisodeOutput, run_episode
 from playbench.runner.executors import ResultCallback, prepare_worker
 from playbench.runner.model_pool import ModelPool, ModelSettings
 from playbench.runner.steady_gc import steady_gc
+from playbench.runner.store import write_episode_files
 
 POLL_S = 0.5  # how often the driver checks its workers are alive while it waits for results
 RESULTS_PIPE_BYTES = 1 << 20  # room in the results pipe (`_widen`)
@@ -86,6 +93,7 @@ def _worker_main(
     paths: list[str],
     slots: int,
     save_images: bool,
+    run_dir: str | None,
 ) -> None:
     prepare_worker(specs, paths)
 
@@ -96,6 +104,9 @@ def _worker_main(
         loop = asyncio.get_running_loop()
         # every lane may wait on the job queue or a provider slot in a thread at once
         loop.set_default_executor(ThreadPoolExecutor(max_workers=2 * slots + 4))
+        # one thread writes this worker's episode files: creating a file is a system call that releases
+        # the GIL, so with a core to spare it runs beside the event loop rather than in its turn
+        file_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="playbench-files")
 
         async def lane() -> None:
             while True:
@@ -103,15 +114,29 @@ def _worker_main(
                 if job is None:
                     return
                 output = await run_episode(EpisodeJob(**job), pool, save_images=save_images)
+                if run_dir is not None:
+                    output = _write_files(run_dir, output)
                 results.put(output)  # synchronous: on record before the next job starts
 
         try:
             with steady_gc():
                 await asyncio.gather(*(lane() for _ in range(slots)))
         finally:
+            file_writer.shutdown(wait=True)
             await pool.aclose()
 
     asyncio.run(main())
+
+
+def _write_files(run_dir: str, output: EpisodeOutput) -> EpisodeOutput:
+    """In a worker: the episode's own files written, and what is left to send (its record alone). A
+    write that fails (a full disk) sends the whole episode instead, so the driver's store meets the
+    same error and stops the run with it, as a run in one process would, rather than this worker dying."""
+    try:
+        write_episode_files(run_dir, output)
+    except OSError:
+        return output
+    return output.record_only()
 
 
 def _widen(results: Any) -> None:
@@ -171,6 +196,7 @@ class ProcessExecutor:
         settings: ModelSettings,
         on_result: ResultCallback,
         save_images: bool,
+        run_dir: Path | None = None,
     ) -> None:
         if not jobs:
             return
@@ -200,6 +226,7 @@ class ProcessExecutor:
                     _driver_paths(),
                     slots,
                     save_images,
+                    None if run_dir is None else str(run_dir),
                 ),
                 name=f"playbench-worker-{i}",
                 daemon=True,

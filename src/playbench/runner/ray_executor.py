@@ -19,6 +19,7 @@ import math
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from playbench.core.errors import ConfigError, PlaybenchError
@@ -145,6 +146,7 @@ class RayExecutor:
         settings: ModelSettings,
         on_result: ResultCallback,
         save_images: bool,
+        run_dir: Path | None = None,  # noqa: ARG002 - workers on other machines: the driver writes
     ) -> None:
         if not jobs:
             return

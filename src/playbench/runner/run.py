@@ -287,7 +287,7 @@ async def _execute_locked(
 
     try:
         try:
-            await executor.run(todo, config.models, on_result, config.save_images)
+            await executor.run(todo, config.models, on_result, config.save_images, run_dir=store.out)
         finally:
             writer.drain()
     finally:

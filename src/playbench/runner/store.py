@@ -87,27 +87,10 @@ class RunStore:
         return self.reader.finished_keys(include_errors)
 
     def write(self, output: EpisodeOutput) -> None:
-        rec = output.record
-        traj_path = self.out / rec["trajectory"]
-        if output.images:
-            folder = traj_path.with_suffix("")
-            folder.mkdir(parents=True, exist_ok=True)
-            for name, png in output.images.items():
-                target = folder / name
-                if not target.exists():
-                    target.write_bytes(png)
-        if rec.get("calls"):
-            self._write_lines(self.out / rec["calls"], output.calls)
-        self._write_lines(traj_path, output.step_lines)
-        self.append(rec)
-
-    @staticmethod
-    def _write_lines(path: Path, lines: list[str]) -> None:
-        """A JSONL file written whole from its lines (JSON text): a temporary file, then an atomic rename."""
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "w") as fh:
-            fh.write("\n".join(lines) + "\n" if lines else "")
-        os.replace(tmp, path)
+        """An episode on record: its own files (unless a worker process wrote them), then its line."""
+        if not output.files_written:
+            write_episode_files(self.out, output)
+        self.append(output.record)
 
     def append(self, record: dict[str, Any]) -> None:
         line = (finite_json(record, ensure_ascii=False) + "\n").encode()
@@ -149,6 +132,34 @@ class RunStore:
         tmp = path.with_suffix(path.suffix + ".tmp")
         tmp.write_text(finite_json(data, indent=2, ensure_ascii=False, default=str) + "\n")
         os.replace(tmp, path)
+
+
+def write_episode_files(out: str | Path, output: EpisodeOutput) -> None:
+    """An episode's own files in run directory `out`: its images, calls file and trajectory (never its
+    line in episodes.jsonl, which only the store's writer appends, after these). Paths come from the
+    record's `trajectory` and `calls`, which the runner names from the episode's key, never the model.
+    Called by the store, or by the worker process that played the episode (`--executor processes`)."""
+    out = Path(out)
+    rec = output.record
+    traj_path = out / rec["trajectory"]
+    if output.images:
+        folder = traj_path.with_suffix("")
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, png in output.images.items():
+            target = folder / name
+            if not target.exists():
+                target.write_bytes(png)
+    if rec.get("calls"):
+        _write_lines(out / rec["calls"], output.calls)
+    _write_lines(traj_path, output.step_lines)
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    """A JSONL file written whole from its lines (JSON text): a temporary file, then an atomic rename."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as fh:
+        fh.write("\n".join(lines) + "\n" if lines else "")
+    os.replace(tmp, path)
 
 
 class WriteBehind:
