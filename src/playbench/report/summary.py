@@ -17,6 +17,9 @@ ERROR_MESSAGES_KEPT = 5
 USAGE_FIELDS = ("input_tokens", "output_tokens", "calls", "cached_calls", "retries")
 
 
+USAGE_EXTRAS = (("reasoning_tokens", None), ("latency_s", 4), ("failed_calls", None))
+
+
 def usage_of(data: dict[str, Any] | None) -> Usage:
     """A usage dict of a record as a `Usage` (missing fields count as zero)."""
     u = data or {}
@@ -30,41 +33,78 @@ def usage_of(data: dict[str, Any] | None) -> Usage:
     )
 
 
+class UsageSum:
+    """A running total of usage dicts: `add`ing them one by one gives what folding them with
+    `add_usage` gives (the same rounding at every step: cost to 8 digits, latency to 4), without a
+    `Usage` and a dict per addition, which was a third of a large run's summary."""
+
+    __slots__ = ("input_tokens", "output_tokens", "calls", "cached_calls", "retries", "cost", "extras")
+
+    def __init__(self, start: dict[str, Any] | None = None) -> None:
+        u = usage_of(start)
+        self.input_tokens, self.output_tokens, self.calls = u.input_tokens, u.output_tokens, u.calls
+        self.cached_calls, self.retries, self.cost = u.cached_calls, u.retries, u.cost
+        start = start or {}
+        self.extras = {k: start[k] for k, _ in USAGE_EXTRAS if isinstance(start.get(k), int | float)}
+
+    def add(self, data: dict[str, Any] | None) -> UsageSum:
+        d = data or {}
+        self.input_tokens += int(d.get("input_tokens") or 0)
+        self.output_tokens += int(d.get("output_tokens") or 0)
+        self.calls += int(d.get("calls") or 0)
+        self.cached_calls += int(d.get("cached_calls") or 0)
+        self.retries += int(d.get("retries") or 0)
+        cost = d.get("cost", 0.0)
+        # cost becomes unknown as soon as one call has no price
+        self.cost = None if self.cost is None or cost is None else round(self.cost + cost, 8)
+        for extra, digits in USAGE_EXTRAS:
+            value = d.get(extra)
+            if isinstance(value, int | float):
+                values = [self.extras[extra], value] if extra in self.extras else [value]
+                self.extras[extra] = round(sum(values), digits) if digits else sum(values)
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "calls": self.calls,
+            "cached_calls": self.cached_calls,
+            "retries": self.retries,
+            "cost": None if self.cost is None else round(self.cost, 8),
+        }
+        out.update((k, self.extras[k]) for k, _ in USAGE_EXTRAS if k in self.extras)
+        return out
+
+
 def add_usage(total: dict[str, Any], data: dict[str, Any] | None) -> dict[str, Any]:
     """`total` plus one usage dict, as a usage dict; `reasoning_tokens`, `latency_s` and
     `failed_calls` add up too when either side has them."""
-    u = usage_of(total)
-    u.add(usage_of(data))
-    out = u.to_dict()
-    for extra, digits in (("reasoning_tokens", None), ("latency_s", 4), ("failed_calls", None)):
-        values = [d.get(extra) for d in (total, data or {}) if isinstance(d.get(extra), int | float)]
-        if values:
-            out[extra] = round(sum(values), digits) if digits else sum(values)
-    return out
+    return UsageSum(total).add(data).to_dict()
 
 
 def usage_totals(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Usage over the records: total, per seat (`by_role`), per model (`by_model`) and per seat,
     purpose and model (`breakdown`, rows)."""
-    total: dict[str, Any] = {}
-    by_role: dict[str, dict[str, Any]] = {}
-    by_model: dict[str, dict[str, Any]] = {}
-    breakdown: dict[tuple[str, str, str], dict[str, Any]] = {}
+    total = UsageSum()
+    by_role: dict[str, UsageSum] = {}
+    by_model: dict[str, UsageSum] = {}
+    breakdown: dict[tuple[str, str, str], UsageSum] = {}
     for r in records:
-        total = add_usage(total, r.get("usage"))
+        total.add(r.get("usage"))
         for role, u in (r.get("usage_by_role") or {}).items():
-            by_role[role] = add_usage(by_role.get(role, {}), u)
+            (by_role.get(role) or by_role.setdefault(role, UsageSum())).add(u)
         for model, u in (r.get("usage_by_model") or {}).items():
-            by_model[model] = add_usage(by_model.get(model, {}), u)
+            (by_model.get(model) or by_model.setdefault(model, UsageSum())).add(u)
         for row in r.get("usage_breakdown") or []:
             key = (str(row.get("role")), str(row.get("purpose")), str(row.get("model")))
-            breakdown[key] = add_usage(breakdown.get(key, {}), row)
+            (breakdown.get(key) or breakdown.setdefault(key, UsageSum())).add(row)
     return {
-        "total": total or Usage().to_dict(),
-        "by_role": dict(sorted(by_role.items())),
-        "by_model": dict(sorted(by_model.items())),
+        "total": total.to_dict(),
+        "by_role": {role: u.to_dict() for role, u in sorted(by_role.items())},
+        "by_model": {model: u.to_dict() for model, u in sorted(by_model.items())},
         "breakdown": [
-            {"role": role, "purpose": purpose, "model": model, **u}
+            {"role": role, "purpose": purpose, "model": model, **u.to_dict()}
             for (role, purpose, model), u in sorted(breakdown.items())
         ],
     }
