@@ -65,14 +65,14 @@ class UsageSum:
         return self
 
     def to_dict(self) -> dict[str, Any]:
-        out = {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "calls": self.calls,
-            "cached_calls": self.cached_calls,
-            "retries": self.retries,
-            "cost": None if self.cost is None else round(self.cost, 8),
-        }
+        out = Usage(
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            calls=self.calls,
+            cost=self.cost,
+            cached_calls=self.cached_calls,
+            retries=self.retries,
+        ).to_dict()
         out.update((k, self.extras[k]) for k, _ in USAGE_EXTRAS if k in self.extras)
         return out
 
