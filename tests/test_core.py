@@ -160,8 +160,15 @@ def test_bootstrap_shares_its_resampling_between_metrics_without_changing_a_resu
     shared = metrics._resample_indices(64, metrics.BOOTSTRAP_RESAMPLES, 0)
     assert shared is metrics._resample_indices(64, metrics.BOOTSTRAP_RESAMPLES, 0)
     assert not shared.flags.writeable  # shared: nobody may change it
-    big = metrics._resample_indices(5_000, metrics.BOOTSTRAP_RESAMPLES, 0)  # 80 MB: drawn, not kept
-    assert big is not metrics._resample_indices(5_000, metrics.BOOTSTRAP_RESAMPLES, 0)
+    # a large sample: its indices drawn a chunk at a time, the same indices as all at once
+    big = rng.random(5_000)
+    assert big.size * metrics.BOOTSTRAP_RESAMPLES > metrics.RESAMPLE_CHUNK_ENTRIES
+    chunked = metrics._resampled_means(big, metrics.BOOTSTRAP_RESAMPLES, 0)
+    whole = big[np.random.default_rng(0).integers(0, big.size, size=(metrics.BOOTSTRAP_RESAMPLES, big.size))]
+    assert chunked == pytest.approx(whole.mean(axis=1), rel=1e-12)
+    assert bootstrap_interval(big) == pytest.approx(fresh(big), rel=1e-12)
+    with pytest.raises(ValueError, match="drawn in chunks"):
+        metrics._resample_indices(5_000, metrics.BOOTSTRAP_RESAMPLES, 0)
 
 
 def test_finite_json_writes_nan_and_infinity_as_null_and_everything_else_as_json_dumps():
