@@ -10,7 +10,9 @@ memory per episode = (peak RSS − peak RSS at C = 1) / C.
 Goal: ≥ 95% of ideal at 128 concurrent episodes, < 5 MB per concurrent text episode. Then the same
 episodes in 1 and in 2 worker processes (`--executor processes`), both paths: goal ≥ 1.8× from one to two,
 end to end and steady (episodes finished from the first eighth to the last, so planning, worker
-start-up and the summary are left out), beside what this machine gives two busy processes at all.
+start-up and the summary are left out), beside what this machine gives two busy processes at all, and the
+driver's own CPU per episode (planning, receiving, appending lines, the summary: what workers cannot share).
+Run directories stay until the benchmark ends (a few GB at the defaults).
 
     .venv/bin/python benchmarks/bench_throughput.py [--latency 0.1] [--levels 1,8,32,128,256]
 """
