@@ -15,8 +15,7 @@ from playbench.core.types import Usage
 
 ERROR_MESSAGES_KEPT = 5
 USAGE_FIELDS = ("input_tokens", "output_tokens", "calls", "cached_calls", "retries")
-
-
+# usage fields a record may or may not have, and the digits their sums are rounded to (None: exact)
 USAGE_EXTRAS = (("reasoning_tokens", None), ("latency_s", 4), ("failed_calls", None))
 
 

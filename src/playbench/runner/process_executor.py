@@ -7,7 +7,7 @@ episodes in flight, pulling jobs from one shared queue. A worker writes each fin
 files (trajectory, calls, images) into the run directory, then sends its record to the driver, which
 alone appends to the run's shared files (episodes.jsonl, the summary): files before the line, as with
 every executor. Why the worker writes: creating two files per episode was most of the driver's work
-(on this kind of disk a new file costs ~0.2-0.6 ms of CPU), and the driver is the one part that does not
+(a new file costs ~0.1 ms of CPU on a quiet ext4, up to ~0.5 ms just after many deletions), and the driver is the one part that does not
 grow with the workers; with two workers on two cores it held the gain to ~1.3x. Each provider's
 request budget (`--model-concurrency`) is one semaphore shared by all workers, so N workers never send
 more requests at once than one process would.
@@ -104,9 +104,6 @@ def _worker_main(
         loop = asyncio.get_running_loop()
         # every lane may wait on the job queue or a provider slot in a thread at once
         loop.set_default_executor(ThreadPoolExecutor(max_workers=2 * slots + 4))
-        # one thread writes this worker's episode files: creating a file is a system call that releases
-        # the GIL, so with a core to spare it runs beside the event loop rather than in its turn
-        file_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="playbench-files")
 
         async def lane() -> None:
             while True:
@@ -114,7 +111,7 @@ def _worker_main(
                 if job is None:
                     return
                 output = await run_episode(EpisodeJob(**job), pool, save_images=save_images)
-                if run_dir is not None:
+                if run_dir is not None:  # in the loop's turn: on a writer thread, GIL hand-offs cost more
                     output = _write_files(run_dir, output)
                 results.put(output)  # synchronous: on record before the next job starts
 
@@ -122,7 +119,6 @@ def _worker_main(
             with steady_gc():
                 await asyncio.gather(*(lane() for _ in range(slots)))
         finally:
-            file_writer.shutdown(wait=True)
             await pool.aclose()
 
     asyncio.run(main())

@@ -128,10 +128,7 @@ class RunStore:
             os.close(fd)
 
     def write_json(self, name: str, data: dict[str, Any]) -> None:
-        path = self.out / name
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(finite_json(data, indent=2, ensure_ascii=False, default=str) + "\n")
-        os.replace(tmp, path)
+        _write_whole(self.out / name, finite_json(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 def write_episode_files(out: str | Path, output: EpisodeOutput) -> None:
@@ -155,10 +152,15 @@ def write_episode_files(out: str | Path, output: EpisodeOutput) -> None:
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:
-    """A JSONL file written whole from its lines (JSON text): a temporary file, then an atomic rename."""
+    """A JSONL file written whole from its lines (JSON text)."""
+    _write_whole(path, "\n".join(lines) + "\n" if lines else "")
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """`text` as the file `path`, whole or not at all: a temporary file, then an atomic rename."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w") as fh:
-        fh.write("\n".join(lines) + "\n" if lines else "")
+        fh.write(text)
     os.replace(tmp, path)
 
 
