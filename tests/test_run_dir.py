@@ -152,3 +152,29 @@ def test_a_persons_image_folder_goes_with_the_episode(tmp_path, monkeypatch):
     assert set(Path(tempfile.gettempdir()).glob("playbench-human-*")) == made
     (rec,) = lines(tmp_path / "play" / "episodes.jsonl")
     assert rec["termination"] == "agent_stopped"
+
+
+def test_episode_files_are_utf8_whole_files_whatever_the_locale(tmp_path):
+    """The trajectory and calls files are UTF-8 (JSON lines with ensure_ascii=False), written through
+    a temporary file that is renamed into place; a rewrite (an episode run again) replaces the old file."""
+    from playbench.runner.episode import EpisodeOutput
+    from playbench.runner.store import write_episode_files
+
+    text = "Wähle den Würfel: ◆ → 東"
+    record = {"trajectory": "trajectories/e.jsonl", "calls": "trajectories/e.calls.jsonl"}
+    (tmp_path / "trajectories").mkdir()
+    (tmp_path / "trajectories" / "e.jsonl").write_bytes(
+        b"an older, longer file from an earlier attempt\n" * 50
+    )
+    out = EpisodeOutput(
+        record,
+        calls=[json.dumps({"call": 1, "text": text}, ensure_ascii=False)],
+        step_lines=[json.dumps({"turn": n, "observation": text}, ensure_ascii=False) for n in (1, 2)],
+    )
+    write_episode_files(tmp_path, out)
+    steps = (tmp_path / "trajectories" / "e.jsonl").read_bytes()
+    assert steps.decode("utf-8").splitlines() == out.step_lines
+    assert [json.loads(x)["observation"] for x in steps.decode("utf-8").splitlines()] == [text, text]
+    calls = (tmp_path / "trajectories" / "e.calls.jsonl").read_bytes().decode("utf-8")
+    assert json.loads(calls)["text"] == text
+    assert sorted(p.name for p in (tmp_path / "trajectories").iterdir()) == ["e.calls.jsonl", "e.jsonl"]

@@ -172,7 +172,7 @@ class RunReader:
         if not path.exists():
             return {}, None
         try:
-            data = json.loads(path.read_text())
+            data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
             return {}, f"{name} could not be read ({type(exc).__name__}); its details are not shown"
         if not isinstance(data, dict):
@@ -215,7 +215,7 @@ class RunReader:
         lines: list[dict[str, Any]] = []
         warnings: list[str] = []
         try:
-            text = path.read_text(errors="replace")
+            text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             return [], [f"cannot read the {what}: {exc.strerror or exc}"]
         for number, line in enumerate(text.splitlines(), 1):
