@@ -314,6 +314,25 @@ def test_text_only_use_does_not_load_the_gl_renderer():
     assert out.stdout.split() == ["False", "False"], out.stderr
 
 
+def test_a_registered_mesh_replaced_under_its_name_is_drawn_anew():
+    """`register_mesh` under a name already drawn drops its GPU buffers, so the next frame shows the
+    new mesh, not the one the renderer had uploaded."""
+    cam = gl3d.fit_camera([(-1, 0, -1), (1, 0, 1), (0, 1, 0)], pitch=40, yaw=20)
+
+    def frame() -> np.ndarray:
+        scene = gl3d.Scene(background=(0, 0, 0))
+        scene.add_mesh("test-replaced", gl3d.translate(0.0, 0.5, 0.0), (200, 60, 40), 5)
+        return scene.render(96, 96, cam)[1]
+
+    gl3d.register_mesh("test-replaced", gl3d.box_mesh())
+    box = frame()
+    gl3d.register_mesh("test-replaced", gl3d.sphere_mesh(12, 6))
+    ball = frame()
+    assert (box == 5).sum() > (ball == 5).sum() > 100  # a unit sphere covers less than a unit box
+    gl3d.register_mesh("test-replaced", gl3d.box_mesh())
+    assert np.array_equal(frame(), box)
+
+
 def _render_in_child(queue) -> None:
     try:
         gl3d.gl_info()
