@@ -17,7 +17,7 @@ import time
 
 from playbench.core.registry import all_specs, make_task
 from playbench.tasks.tos.scenes import load_scenes
-from playbench.tasks.tos.world import cached_world
+from playbench.tasks.tos.worldgen import cached_world
 
 
 def main() -> None:

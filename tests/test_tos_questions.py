@@ -20,7 +20,8 @@ from test_tos_world import two_rooms
 from playbench.tasks.tos import evaluate as E
 from playbench.tasks.tos import questions as Q
 from playbench.tasks.tos.cogmap import last_json_object, score_cogmap, truth_map
-from playbench.tasks.tos.world import Pose, bearing, cached_world, generate_world, rooms_at
+from playbench.tasks.tos.world import Pose, bearing, rooms_at
+from playbench.tasks.tos.worldgen import cached_world, generate_world
 
 W = two_rooms()
 WORLDS = [cached_world(3, 4, 0, i, 20)[0] for i in range(30)]

@@ -7,7 +7,8 @@ from PIL import Image
 from test_tos_world import two_rooms
 
 from playbench.tasks.tos.render3d import MODELS, render_legend, render_view
-from playbench.tasks.tos.world import FACING_NAMES, ORIENTED_NAMES, PLAIN_NAMES, UNORIENTED_NAMES, Pose
+from playbench.tasks.tos.world import Pose
+from playbench.tasks.tos.worldgen import FACING_NAMES, ORIENTED_NAMES, PLAIN_NAMES, UNORIENTED_NAMES
 
 
 def pixels(png: bytes) -> np.ndarray:

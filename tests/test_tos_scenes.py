@@ -17,8 +17,9 @@ import pytest
 
 from playbench.core.errors import ConfigError
 from playbench.tasks.tos import cogmap
+from playbench.tasks.tos.oracle_plan import plan_observations
 from playbench.tasks.tos.scenes import SceneError, load_scene, load_scenes, scene_folders
-from playbench.tasks.tos.world import Pose, observation_text, plan_observations
+from playbench.tasks.tos.world import Pose, observation_text
 
 # run00: mask[x][y] with offset (7, 8); three 6x6 rooms, the start in room 1
 RUN00_MASK = (

@@ -18,7 +18,8 @@ from playbench.core.registry import make_task
 from playbench.tasks.tos.grammar import execute, parse_turn
 from playbench.tasks.tos.proxies import Strategist, strategist_turns
 from playbench.tasks.tos.scenes import load_scenes
-from playbench.tasks.tos.world import START, Pose, World, cached_world
+from playbench.tasks.tos.world import START, Pose, World
+from playbench.tasks.tos.worldgen import cached_world
 
 
 @pytest.fixture(scope="module")

@@ -179,7 +179,7 @@ def test_passive_scout_logs_sweep_every_room():
     """SCOUT (the authors' sweep proxy; their vision runs' log): four views at the start, three from
     each door it enters, until every object is seen; about nine steps (the paper: about 9)."""
     from playbench.tasks.tos.proxies import scout_turns
-    from playbench.tasks.tos.world import cached_world
+    from playbench.tasks.tos.worldgen import cached_world
 
     lengths = []
     for i in range(30):

@@ -3,6 +3,7 @@
 import pytest
 
 from playbench.tasks.tos.feedback import OURS
+from playbench.tasks.tos.oracle_plan import plan_observations, plan_turns
 from playbench.tasks.tos.world import (
     Gate,
     Pose,
@@ -10,19 +11,16 @@ from playbench.tasks.tos.world import (
     World,
     WorldObject,
     bearing,
-    cached_world,
     cardinal_bin,
     distance_bin,
     distance_bin_points,
     ego_bin,
-    generate_world,
     observation_text,
-    plan_observations,
-    plan_turns,
     relative_angle,
     rooms_at,
     visible_items,
 )
+from playbench.tasks.tos.worldgen import cached_world, generate_world
 
 
 def two_rooms() -> World:
@@ -196,7 +194,7 @@ def test_without_return_the_start_is_left_for_good():
     cannot come back to it (the authors' grammar has no Return())."""
     w = two_rooms()
     with pytest.raises(ValueError, match="Return"):
-        from playbench.tasks.tos.world import moves_to
+        from playbench.tasks.tos.oracle_plan import moves_to
 
         moves_to(w, Pose(3, 1, "east"), Pose(0, 0, "north"), frozenset({"red door"}))
 
@@ -223,7 +221,7 @@ def test_default_generator_has_the_authors_layout_and_spacing_over_100_seeds():
     (a T), 6 x 6 rooms, 4 objects per room at least 1.42 apart; 2 rooms in a line, 4 in a cross."""
     import itertools
 
-    from playbench.tasks.tos.world import MIN_SPACING
+    from playbench.tasks.tos.worldgen import MIN_SPACING
 
     for rooms in (2, 3, 4):
         for seed in range(100 if rooms == 3 else 25):
@@ -245,7 +243,7 @@ def test_default_generator_has_the_authors_layout_and_spacing_over_100_seeds():
 
 
 def test_earlier_grid_generator_stays_as_an_option():
-    from playbench.tasks.tos.world import generate_grid_world
+    from playbench.tasks.tos.worldgen import generate_grid_world
 
     w = generate_grid_world(3, 4, 7)
     assert len(w.rooms) == 3 and rooms_at(w, 0, 0) == {1}

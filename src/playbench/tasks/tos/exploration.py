@@ -44,13 +44,14 @@ from playbench.tasks.tos import probing, prompts
 from playbench.tasks.tos.instances import InstancesMixin, TosConfig, TosInstance, oracle_poses, run_number
 from playbench.tasks.tos.model_side import TOS_MODEL_SIDE
 from playbench.tasks.tos.observing import ObservingMixin
+from playbench.tasks.tos.oracle_plan import plan_observations, plan_turns
 from playbench.tasks.tos.originals import NAME as ORIGINAL_REPO
 from playbench.tasks.tos.originals import SCENES as ORIGINAL_SCENES
 from playbench.tasks.tos.scoring import ScoringMixin
 from playbench.tasks.tos.solver import PositionSolver
 from playbench.tasks.tos.stepping import LogEntry, Reply, SteppingMixin
 from playbench.tasks.tos.texts import TosTexts
-from playbench.tasks.tos.world import START, World, plan_observations, plan_turns
+from playbench.tasks.tos.world import START, World
 
 # the names other modules import from here (their homes: instances.py, stepping.py)
 __all__ = [

@@ -23,17 +23,10 @@ from playbench.core.types import EpisodeResult, Part, StepResult, TextPart
 from playbench.tasks.tos import cogmap, evaluate, probing
 from playbench.tasks.tos.cogmap import Change
 from playbench.tasks.tos.exploration import TosConfig, TosInstance, oracle_poses, run_number
+from playbench.tasks.tos.oracle_plan import plan_observations, plan_turns
 from playbench.tasks.tos.probes import ProbingTask
 from playbench.tasks.tos.scenes import Scene
-from playbench.tasks.tos.world import (
-    START,
-    Pose,
-    World,
-    items_of,
-    plan_observations,
-    plan_turns,
-    visible_items,
-)
+from playbench.tasks.tos.world import START, Pose, World, items_of, visible_items
 
 
 class FalseBeliefConfig(TosConfig):

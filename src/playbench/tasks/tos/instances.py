@@ -20,6 +20,7 @@ from playbench.core.originals import find_clone
 from playbench.core.task import Instance
 from playbench.core.twins import twin_id
 from playbench.tasks.tos.cogmap import Change
+from playbench.tasks.tos.oracle_plan import plan_observations
 from playbench.tasks.tos.originals import SCENES as ORIGINAL_SCENES
 from playbench.tasks.tos.scenes import Scene, load_scenes
 from playbench.tasks.tos.twins import (
@@ -29,7 +30,8 @@ from playbench.tasks.tos.twins import (
     shipped_references,
     world_record,
 )
-from playbench.tasks.tos.world import Pose, World, cached_world, plan_observations
+from playbench.tasks.tos.world import Pose, World
+from playbench.tasks.tos.worldgen import cached_world
 
 
 def oracle_poses(world: World, known: frozenset[str] = frozenset(), allow_return: bool = False) -> list[Pose]:

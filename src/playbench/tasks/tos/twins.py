@@ -1,5 +1,5 @@
 """Fresh twins for Theory of Space (`--set dataset=twin`): one new world per reference scene, drawn by
-playbench's generator (`world.generate_world`, the authors' layout) and matched exactly to the
+playbench's generator (`worldgen.generate_world`, the authors' layout) and matched exactly to the
 scene's difficulty statistics:
 
 - `rooms`: the world's rooms;
@@ -33,7 +33,9 @@ from typing import Any
 from playbench.core.errors import ConfigError
 from playbench.core.task import derive_seed
 from playbench.core.twins import twin_id
-from playbench.tasks.tos.world import World, cached_world, generate_world, plan_observations
+from playbench.tasks.tos.oracle_plan import plan_observations
+from playbench.tasks.tos.world import World
+from playbench.tasks.tos.worldgen import cached_world, generate_world
 
 PAPER_FIGURES = Path(__file__).parent / "data" / "paper_difficulty.json"
 # the sha256 of the shipped figures file; None: none ships yet (the local clone of the authors'
