@@ -16,7 +16,7 @@ from playbench.core.task import derive_seed
 from playbench.core.types import ImagePart, Observation, Part, TextPart
 from playbench.tasks.mmescape import geometry as geo
 from playbench.tasks.mmescape import prompts
-from playbench.tasks.mmescape.engine import TYPE_WORDS
+from playbench.tasks.mmescape.playbench_rules import TYPE_WORDS
 from playbench.tasks.mmescape.words import HINT
 
 FRAME_CACHE = 256
