@@ -10,11 +10,13 @@ escaping (`goal_reached`), at 300 steps (`step_cap`) or after 100 steps without 
 `answer_matching=normalised`, `carry_clues`, `lenient_actions`, `observation=caption`.
 
 `Observation.data` carries the same facts as values; the paper's agents (`agents.py`) read it.
+
+Here: the options, instances, the episode's start, hints, the oracle and the results; reading and playing
+a reply is mixed in from `stepping.py`, the turn's observation and offered actions from `observing.py`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import random
 import re
 from collections import Counter
@@ -22,44 +24,27 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from playbench.core.episode import EpisodeTask, ParseError
+from playbench.core.episode import EpisodeTask
 from playbench.core.errors import ConfigError
 from playbench.core.model_side import ModelSide
 from playbench.core.original_texts import TextsOptions
 from playbench.core.originals import OriginalsUse
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
-from playbench.core.types import (
-    EpisodeResult,
-    ImagePart,
-    Observation,
-    Part,
-    Progress,
-    StepResult,
-    TextPart,
-    Validity,
-)
+from playbench.core.types import EpisodeResult, Progress
 from playbench.tasks.visescape import metrics as vm
 from playbench.tasks.visescape import originals as om
 from playbench.tasks.visescape import protocol as pc
-from playbench.tasks.visescape.engine import (
-    ANSWER_ACTION,
-    Engine,
-    GameState,
-    Outcome,
-    View,
-    view_wall,
-)
+from playbench.tasks.visescape.engine import Engine, GameState
+from playbench.tasks.visescape.observing import Observing
 from playbench.tasks.visescape.original_prompts import TheirPrompts, task_prompts
-from playbench.tasks.visescape.replies import Reply, read_reply, retry_feedback
 from playbench.tasks.visescape.rooms import as_played, load_room, quiz_params, room_ids
 from playbench.tasks.visescape.schema import Room
+from playbench.tasks.visescape.stepping import Stepping, _jsonable_view
 from playbench.tasks.visescape.task_texts import OriginalTurns
 from playbench.tasks.visescape.validator import check_room, clues_read, shortest_path
 
 ROOM_SET = "all"
-# what an action must look like to be an action at all with `lenient_actions`
-ACTION_GRAMMAR = re.compile(r"(turn_to_\w+|step_back|(inspect|pick|use|press) \S+|[a-z][a-z0-9_]*)")
 
 
 class VisEscapeConfig(TextsOptions):
@@ -123,7 +108,7 @@ def _variant_seed(seed: int, pass_no: int, room: str) -> int:
     return derive_seed("visescape-variant", seed, pass_no, room) % 10**9
 
 
-class VisEscapeTask(pc.PaperEnding, EpisodeTask):
+class VisEscapeTask(Stepping, Observing, pc.PaperEnding, EpisodeTask):
     Config: ClassVar[type[TaskConfig]] = VisEscapeConfig
     InstanceModel: ClassVar[type[Instance]] = VisEscapeInstance
     instance_label: ClassVar[str] = "visescape"
@@ -285,135 +270,6 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
 
         return re.sub(r"\{answer:([A-Za-z0-9_]+)\}", answer, hint)
 
-    # --- acting --------------------------------------------------------------------------------
-    def _offered(self) -> tuple[list[str], bool]:
-        """The available actions as listed (without the answer slot) and whether a typed answer is taken."""
-        available = self.engine.available(self._state)
-        return [a for a in available if a != ANSWER_ACTION], ANSWER_ACTION in available
-
-    def _parse(self, text: str) -> Reply | ParseError:
-        available, takes_answer = self._offered()
-        reply = read_reply(text, available, takes_answer)
-        if reply is None and self.config.lenient_actions:
-            canon = self.engine.canonical(text.strip().splitlines()[-1] if text.strip() else "")
-            if canon in available:
-                reply = Reply(canon)
-        if reply is None:
-            return ParseError("No action was found in the reply.", reason="unparseable")
-        if self.config.lenient_actions and not reply.answer and reply.action not in available:
-            canon = self.engine.canonical(reply.action)
-            if ACTION_GRAMMAR.fullmatch(canon) and canon in available:
-                reply = Reply(canon)
-        return reply
-
-    def _on_parse_error(self, error: ParseError) -> StepResult:
-        return self._reject("", error.reason, unparseable=True)
-
-    def _apply(self, reply: Reply) -> StepResult:
-        available, _ = self._offered()
-        if reply.answer:
-            return self._play(f"<ANSWER>{reply.action}</ANSWER>", answered=reply.action)
-        if reply.action not in available:
-            return self._reject(reply.action, "unavailable")
-        return self._play(reply.action)
-
-    def _reject(self, action: str, reason: str, unparseable: bool = False) -> StepResult:
-        """The original agents ask the model again (the retry prompt); after `retry_limit` failed
-        retries they play the first action of their shuffled list, a random available action. An
-        unreadable reply away from a lock gets that action at once (`unreadable`, see protocol.py)."""
-        self._invalid += 1
-        self._retries += 1
-        available, takes_answer = self._offered()
-        self._rejection = retry_feedback(action, available)
-        self._rejected = action
-        validity = Validity.UNPARSEABLE if unparseable else Validity.INVALID
-        at_once = pc.unreadable_ends_turn(
-            self.config.unreadable, unparseable=unparseable, takes_answer=takes_answer, streak=self._retries
-        )
-        if not at_once and self._retries <= self.config.retry_limit:
-            return StepResult(
-                validity, self._rejection, parsed=action or None, reason=reason, info={"step_spent": False}
-            )
-        self._retries = 0
-        why = "unreadable" if at_once else "retries"
-        if self.config.fallback == "random_action":
-            chosen = pc.fallback_choice(self.episode_seed, self.instance.id, self._steps, available)
-            rejection = self._rejection
-            result = self._play(chosen)
-            result.feedback = pc.fallback_note(chosen, at_once, rejection)
-            result.info["fallback"] = chosen
-            result.info["fallback_after"] = why
-            return result
-        self._progress.note_hint(self.hint_text())
-        self._record_step(changed=False, new_cps=[])
-        self._log.record(self._steps + 1, action or "(no action)", self._location(), False)
-        self._rejection += (
-            " (No action was found: this reply cost a step.)"
-            if at_once
-            else " (Retries used up: this reply cost a step.)"
-        )
-        return StepResult(
-            validity,
-            self._rejection,
-            parsed=action or None,
-            reason=reason,
-            info={"step_spent": True, "fallback_after": why},
-        )
-
-    def _location(self) -> str:
-        """Where the agent is, as the original's action memory prefixes it ("At desk, ")."""
-        v = self._state.view
-        if v[0] == "wall":
-            return f"At {v[1].upper()} side of room, "
-        return f"At {v[1]}, "
-
-    def _play(self, action: str, answered: str | None = None) -> StepResult:
-        engine = self.engine
-        before = self._state
-        location = self._location()
-        objects = self.view_objects()
-        self._progress.note_hint(self.hint_text())
-        outcome: Outcome = engine.apply(before, action)
-        self._retries = 0
-        self._rejection = ""
-        self._rejected = None
-        self._situations[(before, action)] += 1
-        if outcome.lock is not None:
-            self._answers += 1
-            if outcome.wrong_answer is not None:
-                self._wrong.setdefault(outcome.lock, set()).add(outcome.wrong_answer)
-        self._state = outcome.state
-        self._read = self._read | clues_read(engine, outcome.state)
-        self._seen_scenes.append(self._views.render_key(self._state))
-        new_cps = [t for t in engine.checkpoints if t in outcome.state.triggers and t not in self._reached_at]
-        self._log.record(
-            self._steps + 1, answered if answered is not None else action, location, answered is not None
-        )
-        self._record_step(changed=outcome.state.triggers != before.triggers, new_cps=new_cps)
-        self._feedback = outcome.feedback
-        validity = Validity.EFFECTIVE if outcome.changed else Validity.INEFFECTIVE
-        info: dict[str, Any] = {
-            "checkpoints": new_cps,
-            "fired": outcome.fired,
-            "view": _jsonable_view(self._state.view),
-            "view_objects": objects,  # what the view the action was taken from showed (Table 9's truth)
-        }
-        if outcome.lock is not None:
-            info["lock"] = {"id": outcome.lock, "correct": outcome.wrong_answer is None}
-        shown = outcome.feedback if self.config.feedback else f"Action taken: {action}."
-        return StepResult(validity, shown, parsed=action, info=info)
-
-    def _record_step(self, changed: bool, new_cps: list[str]) -> None:
-        """Bookkeeping of a step that counts; the template counts it right after `_apply`."""
-        number = self._steps + 1
-        for t in new_cps:
-            self._reached_at[t] = number
-        self._progress.after_step(changed)
-        self._gc_curve.append(len(self._reached_at) / len(self.engine.checkpoints))
-
-    def _cleared(self) -> bool:
-        return self.engine.cleared(self._state)
-
     # --- oracle --------------------------------------------------------------------------------
     def _oracle(self, role: str) -> str | None:
         """The next move of a shortest escape that reads each clue before answering its lock."""
@@ -442,135 +298,6 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
             path, _ = shortest_path(engine, self._state, read=self._read)
             distance = None if path is None else len(path)
         return Progress(distance=distance, fraction=len(self._reached_at) / len(engine.checkpoints))
-
-    # --- observing -----------------------------------------------------------------------------
-    def legal_actions(self) -> list[str]:
-        """The available actions, a lock's answer slot replaced by a few random answers."""
-        engine = self.engine
-        out: list[str] = []
-        for a in engine.available(self._state):
-            if a == ANSWER_ACTION:
-                lock = engine.lock_in_view(self._state)
-                assert lock is not None
-                kind, params = engine.quiz_kind(lock)
-                # seeded by the actions played, so a rejected reply (even one that spends a step) keeps them
-                played = sum(self._situations.values())
-                rng = random.Random(derive_seed("visescape-guess", self.instance.id, lock, played))
-                out += [
-                    f"<ANSWER>{g}</ANSWER>" for g in kind.guesses(params, rng, self.config.answer_candidates)
-                ]
-            else:
-                out.append(a)
-        return out
-
-    def view_objects(self) -> list[str]:
-        """The names of the receptacles and items the view shows (what the original's caption prompts name)."""
-        engine, v = self.engine, self._state.view
-        if v[0] == "wall":
-            out: list[str] = []
-            for r in engine.visible_receptacles(self._state, v[1]):
-                out.append(r.id)
-                out += [i.id for i in engine.visible_items(self._state, r.id)]
-            return out
-        if v[0] == "rec":
-            return [v[1], *(i.id for i in engine.visible_items(self._state, v[1]))]
-        return [v[1]]
-
-    def _observe(self, role: str) -> Observation:
-        engine = self.engine
-        v = self._state.view
-        direction = view_wall(v, self._room).upper()
-        caption = self._views.caption(self._state) if self.config.observation == "caption" else None
-        if caption is not None:
-            view: list[Part] = [TextPart(caption)]
-            scene = hashlib.sha1(caption.encode()).hexdigest()[:16]
-        else:
-            image = ImagePart(self._views.image(self._state), label="view")
-            view, scene = [image], image.digest
-        available, takes_answer = self._offered() if not self.done else ([], False)
-        hint = self.hint_text()
-        extra: list[str] = []
-        if self._rejection:
-            extra.append(self._rejection)
-        elif self.config.feedback and self._feedback:
-            extra.append(f"<Last action result>{self._feedback}</Last action result>")
-        lock = engine.lock_in_view(self._state)
-        lock_data = None
-        if lock is not None:
-            kind, params = engine.quiz_kind(lock)
-            lock_data = {
-                "id": lock,
-                "answer_format": kind.answer_format(params) if self.config.answer_format else None,
-            }
-            if self.config.answer_format:
-                extra.append(f"The answer of this lock: {lock_data['answer_format']}.")
-        texts_extra = [x for x in extra if x != self._rejection]
-        if self._turns is not None:
-            parts, instructions = self._turns.observe(
-                first=not self._log.entries,
-                direction=direction,
-                view=view,
-                caption=caption,
-                log=self._log,
-                history=self.config.history,
-                inventory=sorted(self._state.held, key=str.lower),
-                available=available,
-                takes_answer=takes_answer,
-                hint=hint,
-                rejected=self._rejected if self._rejection else None,
-                extra=texts_extra,
-            )
-        else:
-            instructions = pc.INSTRUCTIONS
-            parts = pc.observation_parts(
-                first=not self._log.entries,
-                direction=direction,
-                view=view,
-                log=self._log,
-                history=self.config.history,
-                inventory=sorted(self._state.held, key=str.lower),
-                available=available,
-                takes_answer=takes_answer,
-                hint=hint,
-                extra=extra,
-            )
-        kind_name = {"wall": "wall", "rec": "receptacle", "item": "item"}[v[0]]
-        data: dict[str, Any] = {
-            "step": self._steps,
-            "direction": direction,
-            "view": {"kind": kind_name, "name": v[1], "location": self._location()},
-            "scene": scene,
-            "objects": self.view_objects(),
-            "inventory": sorted(self._state.held, key=str.lower),
-            "available_actions": available,
-            "takes_answer": takes_answer,
-            "hint": hint,
-            "previous_action": self._log.previous,
-            "recent_actions": self._log.recent(self.config.history),
-            "salient_actions": self._log.salient(),
-            "rejected": self._rejection or None,
-            "lock": lock_data,
-        }
-        if self.config.feedback:
-            data["last_result"] = self._feedback
-        if caption is not None:
-            data["caption"] = caption
-        # the paper agents read their prompts from the same clone (None: ours)
-        data["originals"] = str(self._turns.prompts.source.clone.path) if self._turns is not None else None
-        return Observation(
-            role=role,
-            parts=parts,
-            instructions=instructions,
-            legal_actions=[] if self.done else self.legal_actions(),
-            feedback=self._rejection or (self._feedback if self.config.feedback else ""),
-            step=self._steps,
-            data=data,
-        )
-
-    def caption(self) -> str:
-        """The ground-truth caption of the current view."""
-        self._require_episode()
-        return self._views.caption(self._state)
 
     # --- results -------------------------------------------------------------------------------
     def _essential(self) -> set[Any]:
@@ -635,8 +362,3 @@ class VisEscapeTask(pc.PaperEnding, EpisodeTask):
         assert isinstance(inst, VisEscapeInstance)
         room, params = self._room_and_params(inst)
         return room_difficulty(room, params, carry_clues=self.config.carry_clues)
-
-
-def _jsonable_view(view: View) -> list[Any]:
-    """A view as JSON data: `["wall", dir]`, `["rec", id]` or `["item", id, parent view]`."""
-    return [_jsonable_view(x) if isinstance(x, tuple) else x for x in view]
