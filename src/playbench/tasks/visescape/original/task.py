@@ -12,6 +12,10 @@ last 10 non-turn actions, the view's image file unchanged, the inventory, the pr
 hint when due, the available actions and at a lock that takes a typed answer the <ANSWER> note. The
 game gives no result text. Metrics are the authors' (`evaluation/get_score.py`): GC = triggers
 reached / CLEAR_PROGRESS, SPL = ORACLE_STEPS / steps when escaped, steps = 300 when not.
+
+Here: the options, instances, the episode's start, hints, the oracle and the results; reading and playing
+a reply is mixed in from `stepping.py`, the turn's observation and offered actions from `observing.py`
+(as in `visescape/task.py`, playbench's own rooms).
 """
 
 from __future__ import annotations
@@ -22,21 +26,22 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from playbench.core.episode import EpisodeTask, ParseError
+from playbench.core.episode import EpisodeTask
 from playbench.core.errors import ConfigError
 from playbench.core.model_side import ModelSide
 from playbench.core.original_texts import TextsOptions
 from playbench.core.originals import OriginalsUse
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
-from playbench.core.types import EpisodeResult, Observation, Part, StepResult, TextPart, Validity
+from playbench.core.types import EpisodeResult
 from playbench.tasks.visescape import metrics as vm
 from playbench.tasks.visescape import originals as om
 from playbench.tasks.visescape import protocol as pc
 from playbench.tasks.visescape.original.clone import Clone, CloneError, demo_clone, open_clone
 from playbench.tasks.visescape.original.engine import Game
+from playbench.tasks.visescape.original.observing import Observing
+from playbench.tasks.visescape.original.stepping import Stepping
 from playbench.tasks.visescape.original_prompts import TheirPrompts, data_origin, task_prompts
-from playbench.tasks.visescape.replies import Reply, read_reply, retry_feedback
 from playbench.tasks.visescape.task_texts import OriginalTurns
 
 ALL = "all"
@@ -126,7 +131,7 @@ def oracle_plan(clone: Clone, room: str) -> tuple[list[str], bool, list[str]]:
     return plan, False, images
 
 
-class OriginalTask(pc.PaperEnding, EpisodeTask):
+class OriginalTask(Stepping, Observing, pc.PaperEnding, EpisodeTask):
     Config: ClassVar[type[TaskConfig]] = OriginalConfig
     InstanceModel: ClassVar[type[Instance]] = OriginalInstance
     instance_label: ClassVar[str] = "visescape original"
@@ -259,225 +264,11 @@ class OriginalTask(pc.PaperEnding, EpisodeTask):
             return None
         return self._game.hint()
 
-    # --- acting --------------------------------------------------------------------------------
-    def _parse(self, text: str) -> Reply | ParseError:
-        # the game takes an answer at any lock's close-up; the answer slot is shown only where the original
-        # agents offer it (`takes_answer`: not at a lock whose name contains "key", such as room 9's Keyboard)
-        reply = read_reply(text, self._game.available_actions(), self._game.accepts_answer())
-        if reply is None:
-            return ParseError("No action was found in the reply.", reason="unparseable")
-        return reply
-
-    def _on_parse_error(self, error: ParseError) -> StepResult:
-        return self._reject("", error.reason, unparseable=True)
-
-    def _apply(self, reply: Reply) -> StepResult:
-        if reply.answer:
-            return self._play(reply.action, answered=True)
-        if reply.action not in self._game.available_actions():
-            return self._reject(reply.action, "unavailable")
-        return self._play(reply.action, answered=False)
-
-    def _reject(self, action: str, reason: str, unparseable: bool = False) -> StepResult:
-        """The original agents ask the model again (the retry prompt); after `retry_limit` failed
-        retries they play the first action of their shuffled list, a random available action. An
-        unreadable reply where no answer is taken (their `isquiz()`) gets that action at once
-        (`unreadable`, see protocol.py)."""
-        self._invalid += 1
-        self._retries += 1
-        available = self._game.available_actions()
-        self._rejection = retry_feedback(action, available)
-        self._rejected = action
-        validity = Validity.UNPARSEABLE if unparseable else Validity.INVALID
-        at_once = pc.unreadable_ends_turn(
-            self.config.unreadable,
-            unparseable=unparseable,
-            takes_answer=self._game.takes_answer(),
-            streak=self._retries,
-        )
-        if not at_once and self._retries <= self.config.retry_limit:
-            return StepResult(
-                validity, self._rejection, parsed=action or None, reason=reason, info={"step_spent": False}
-            )
-        self._retries = 0
-        why = "unreadable" if at_once else "retries"
-        if self.config.fallback == "random_action":
-            chosen = pc.fallback_choice(self.episode_seed, self.instance.id, self._steps, available)
-            rejection = self._rejection
-            result = self._play(chosen, answered=False)
-            result.feedback = pc.fallback_note(chosen, at_once, rejection)
-            result.info["fallback"] = chosen
-            result.info["fallback_after"] = why
-            return result
-        self._progress.note_hint(self.hint_text())
-        self._record(changed=False)
-        self._rejection += (
-            " (No action was found: this reply cost a step.)"
-            if at_once
-            else " (Retries used up: this reply cost a step.)"
-        )
-        return StepResult(
-            validity,
-            self._rejection,
-            parsed=action or None,
-            reason=reason,
-            info={"step_spent": True, "fallback_after": why},
-        )
-
-    def _play(self, action: str, answered: bool) -> StepResult:
-        game = self._game
-        before = dict(game.triggers)
-        snapshot = game.snapshot()
-        situation = repr(snapshot)
-        location = game.location()
-        objects = self.view_objects()  # what the view the action is taken from shows (Table 9's truth)
-        lock = game.item if answered else None
-        self._progress.note_hint(self.hint_text())
-        game.handle_action(action)
-        self._retries = 0
-        self._rejection = ""
-        self._rejected = None
-        self._situations[(situation, action)] += 1
-        if lock is not None:
-            self._answers += 1
-            if f"solved_{lock}" not in game.triggers:
-                self._wrong.setdefault(lock, set()).add(action)
-        self._log.record(self._steps + 1, action, location, answered)
-        self._seen.add(game.image())
-        changed = game.triggers != before
-        self._record(changed)
-        info: dict[str, Any] = {
-            "triggers": [t for t in game.triggers if t not in before],
-            "image": game.image(),
-            "view_objects": objects,
-        }
-        if lock is not None:
-            info["lock"] = {"id": lock, "correct": f"solved_{lock}" in game.triggers}
-        shown = f"<ANSWER>{action}</ANSWER>" if answered else action
-        return StepResult(
-            Validity.EFFECTIVE if game.snapshot() != snapshot else Validity.INEFFECTIVE,
-            f"Action taken: {shown}.",
-            parsed=shown,
-            info=info,
-        )
-
-    def _record(self, changed: bool) -> None:
-        self._progress.after_step(changed)
-        self._gc_curve.append(self._gc())
-        if self._essential:
-            self._essential_curve.append(len(self._essential & self._seen) / len(self._essential))
-
-    def _cleared(self) -> bool:
-        return self._game.cleared()
-
     # --- oracle --------------------------------------------------------------------------------
     def _oracle(self, role: str) -> str | None:
         """The authors' walkthrough (see `oracle_plan`), one action per step."""
         played = sum(self._situations.values())
         return self._plan[played] if played < len(self._plan) else None
-
-    # --- observing -----------------------------------------------------------------------------
-    def legal_actions(self) -> list[str]:
-        """The available actions; at a lock that takes a typed answer, a few random answers of the
-        answer's length and kind besides (what the random baseline samples)."""
-        game = self._game
-        out = list(game.available_actions())
-        item = game.current_item()
-        if game.takes_answer() and item is not None and item.answer:
-            rng = random.Random(
-                derive_seed("visescape-original-guess", self.instance.id, item.name, self._steps)
-            )
-            out += [
-                f"<ANSWER>{_guess(item.answer, rng)}</ANSWER>" for _ in range(self.config.answer_candidates)
-            ]
-        return out
-
-    def view_objects(self) -> list[str]:
-        """The names of what the view shows (the names the original caption prompts give)."""
-        game = self._game
-        if game.view == "WALL":
-            out = []
-            for rid in game.wall_recs():
-                out.append(rid)
-                out += game.visible_items(rid)
-            return out
-        if game.view == "RECEPTACLE" and game.rec:
-            return [game.rec, *game.visible_items(game.rec)]
-        return [game.item] if game.item else []
-
-    def _observe(self, role: str) -> Observation:
-        game = self._game
-        image = game.image()
-        view: list[Part]
-        if image:
-            try:
-                view = pc.image_view(self._clone.image_bytes(game.room.name, image))
-            except CloneError as exc:
-                raise ConfigError(str(exc)) from None
-        else:
-            view = [TextPart("(the original has no image for this view)")]
-        hint = self.hint_text()
-        available = [] if self.done else game.available_actions()
-        takes_answer = game.takes_answer() and not self.done
-        if self._turns is not None:
-            parts, instructions = self._turns.observe(
-                first=not self._log.entries,
-                direction=game.wall,
-                view=view if image else [],
-                caption=None,
-                log=self._log,
-                history=self.config.history,
-                inventory=list(game.inventory),
-                available=available,
-                takes_answer=takes_answer,
-                hint=hint,
-                rejected=self._rejected if self._rejection else None,
-            )
-        else:
-            instructions = pc.INSTRUCTIONS
-            parts = pc.observation_parts(
-                first=not self._log.entries,
-                direction=game.wall,
-                view=view,
-                log=self._log,
-                history=self.config.history,
-                inventory=list(game.inventory),
-                available=available,
-                takes_answer=takes_answer,
-                hint=hint,
-                extra=[self._rejection] if self._rejection else [],
-            )
-        kind = {"WALL": "wall", "RECEPTACLE": "receptacle", "ITEM": "item"}[game.view]
-        data: dict[str, Any] = {
-            "step": self._steps,
-            "direction": game.wall,
-            "view": {
-                "kind": kind,
-                "name": game.wall if kind == "wall" else (game.rec if kind == "receptacle" else game.item),
-                "location": game.location(),
-            },
-            "scene": image,
-            "objects": self.view_objects(),
-            "inventory": list(game.inventory),
-            "available_actions": available,
-            "takes_answer": game.takes_answer() and not self.done,
-            "hint": hint,
-            "previous_action": self._log.previous,
-            "recent_actions": self._log.recent(self.config.history),
-            "salient_actions": self._log.salient(),
-            "rejected": self._rejection or None,
-            # the paper agents read their prompts from the same clone (None: ours)
-            "originals": str(self._turns.prompts.source.clone.path) if self._turns is not None else None,
-        }
-        return Observation(
-            role=role,
-            parts=parts,
-            instructions=instructions,
-            legal_actions=[] if self.done else self.legal_actions(),
-            feedback=self._rejection,
-            step=self._steps,
-            data=data,
-        )
 
     # --- results -------------------------------------------------------------------------------
     def _gc(self) -> float:
@@ -564,17 +355,3 @@ def twin_task(cls: type[OriginalTask], values: dict[str, Any]) -> Any:
     if values.get("images") is not None:
         raise ConfigError("images= names the authors' images; the twin (dataset=twin) draws its own")
     return GeneratedTask(dataset="twin", **options)
-
-
-def _guess(answer: str, rng: random.Random) -> str:
-    """A random answer of the same length and kind (digits, upper or lower letters)."""
-    out = []
-    for ch in answer:
-        if ch.isdigit():
-            out.append(rng.choice("0123456789"))
-        elif ch.isalpha():
-            pool = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-            out.append(rng.choice(pool) if ch.isupper() else rng.choice(pool.lower()))
-        else:
-            out.append(ch)
-    return "".join(out)
