@@ -16,13 +16,13 @@ from rich.markup import escape
 
 from playbench.cli_parser import build_parser
 
-# shared with the run commands (cli_run.py), re-exported for callers of playbench.cli
-from playbench.cli_run import (  # noqa: E402,F401
+# shared with the run commands (cli_run.py, cli_run_report.py), re-exported for callers of playbench.cli
+from playbench.cli_run import make_run_configs  # noqa: E402,F401
+from playbench.cli_run_report import (  # noqa: E402,F401
     check_error_rate,
     err_console,
     error_summary,
     execute_with_progress,
-    make_run_configs,
     print_model_side,
     print_plan,
     set_notices,

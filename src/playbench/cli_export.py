@@ -49,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace, argv: list[str] | None = None) -> int:
-    from playbench.cli_run import err_console
+    from playbench.cli_run_report import err_console
     from playbench.export.build import export_runs
 
     def warn(message: str) -> None:  # a skipped line or missing file: said, never silently dropped

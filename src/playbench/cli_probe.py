@@ -49,8 +49,8 @@ def _takes_twin(task_id: str) -> bool:
 
 def cmd_probe(args: argparse.Namespace, argv: list[str]) -> int:
     from playbench.cli_reproduce import preset_configs
-    from playbench.cli_run import (
-        _default_out,
+    from playbench.cli_run import _default_out
+    from playbench.cli_run_report import (
         check_error_rate,
         err_console,
         error_summary,

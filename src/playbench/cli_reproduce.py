@@ -46,7 +46,7 @@ def preset_configs(args: argparse.Namespace, suite: str, out: str | None = None)
 
 
 def _report(configs: list[Any], out: str, html: bool = False) -> list[Any]:
-    from playbench.cli_run import err_console
+    from playbench.cli_run_report import err_console
     from playbench.report.model_side import fidelity_lines
     from playbench.report.plots import write_plots
     from playbench.report.tables import load_run, print_table, write_report
@@ -67,7 +67,7 @@ def _report(configs: list[Any], out: str, html: bool = False) -> list[Any]:
 
 def cmd_reproduce(args: argparse.Namespace, argv: list[str]) -> int:
     """One preset: run it and report the paper's published rows beside the run's."""
-    from playbench.cli_run import (
+    from playbench.cli_run_report import (
         check_error_rate,
         error_summary,
         execute_with_progress,
@@ -94,8 +94,8 @@ def cmd_reproduce_all(args: argparse.Namespace, argv: list[str]) -> int:
     scorecard over all of them: report.md and report.html with each paper's published rows beside the
     run's, with intervals and each task's fidelity stamp. A preset that cannot run here (the authors' data
     it needs is not in the originals folder) is skipped, said, and listed at the end."""
-    from playbench.cli_run import (
-        _default_out,
+    from playbench.cli_run import _default_out
+    from playbench.cli_run_report import (
         check_error_rate,
         err_console,
         error_summary,
