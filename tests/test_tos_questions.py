@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from test_tos_world import two_rooms
 
 from playbench.tasks.tos import evaluate as E
+from playbench.tasks.tos import question_scoring as S
 from playbench.tasks.tos import questions as Q
 from playbench.tasks.tos.cogmap import last_json_object, score_cogmap, truth_map
 from playbench.tasks.tos.world import Pose, bearing, rooms_at
@@ -103,30 +104,30 @@ def test_false_belief_f1_overall_and_per_type():
 def test_perspective_determine_accepts_the_name_or_a_matching_view():
     q = {"family": "perspective-determine", "anchor": "sofa", "answer": "sofa", "rooms": [1],
          "shown": [{"name": "lamp", "direction": "front", "distance": "near", "orientation": None}]}  # fmt: skip
-    assert Q.score(W, q, "FINAL ANSWER: sofa").score == 1.0
-    assert Q.score(W, q, "FINAL ANSWER: Sofa").score == 1.0
-    assert Q.score(W, q, "FINAL ANSWER: lamp").score == 0.0
-    assert Q.score(W, q, "FINAL ANSWER: sofa.").score == 0.0  # not a name of the scene
+    assert S.score(W, q, "FINAL ANSWER: sofa").score == 1.0
+    assert S.score(W, q, "FINAL ANSWER: Sofa").score == 1.0
+    assert S.score(W, q, "FINAL ANSWER: lamp").score == 0.0
+    assert S.score(W, q, "FINAL ANSWER: sofa.").score == 0.0  # not a name of the scene
     # an object whose own view shows the lamp in front, near, counts too (theirs)
     other = {**q, "answer": "chair"}
-    assert Q.score(W, other, "FINAL ANSWER: sofa").score == 1.0
+    assert S.score(W, other, "FINAL ANSWER: sofa").score == 1.0
 
 
 def test_view2action_accepts_any_moves_that_reach_the_same_view():
     q = {"family": "view2action", "plan": [["rotate", 90], ["jumpto", "red door"]], "x": 3, "y": 1,
          "facing": "east", "rooms": [1, 2],
          "shown": [{"name": "chair", "direction": "front", "distance": "near", "orientation": "facing backward"}]}  # fmt: skip
-    assert Q.score(W, q, "FINAL ANSWER: " + Q.truth(W, q)).score == 1.0
-    assert Q.score(W, q, "FINAL ANSWER: Rotate(90), JumpTo(red door)").score == 1.0
-    assert Q.score(W, q, "FINAL ANSWER: JumpTo(red door)").score == 0.0  # not in view facing north
-    assert Q.score(W, q, "FINAL ANSWER: Actions: [Rotate(90), JumpTo(red door)]").score == 0.0  # their format
-    assert Q.score(W, q, "FINAL ANSWER: Rotate(90), JumpTo(red door), Observe()").score == 0.0
+    assert S.score(W, q, "FINAL ANSWER: " + S.truth(W, q)).score == 1.0
+    assert S.score(W, q, "FINAL ANSWER: Rotate(90), JumpTo(red door)").score == 1.0
+    assert S.score(W, q, "FINAL ANSWER: JumpTo(red door)").score == 0.0  # not in view facing north
+    assert S.score(W, q, "FINAL ANSWER: Actions: [Rotate(90), JumpTo(red door)]").score == 0.0  # their format
+    assert S.score(W, q, "FINAL ANSWER: Rotate(90), JumpTo(red door), Observe()").score == 0.0
 
 
 def test_extract_answer_prefers_final_answer():
-    assert Q.extract_answer("THINK: x\nFINAL ANSWER:\nnorth, near") == "north, near"
-    assert Q.extract_answer("blah\nAnswer: south, far") == "south, far"
-    assert Q.extract_answer("just this line") == "just this line"
+    assert S.extract_answer("THINK: x\nFINAL ANSWER:\nnorth, near") == "north, near"
+    assert S.extract_answer("blah\nAnswer: south, far") == "south, far"
+    assert S.extract_answer("just this line") == "just this line"
 
 
 # --- generators -------------------------------------------------------------------------------
@@ -186,7 +187,7 @@ def test_navigation_questions_jump_through_doors_and_describe_jumps():
     for w, q in _qs("action2view"):
         jumps = [a for k, a in q["plan"] if k == "jumpto"]
         assert len(jumps) == 2
-        text = Q.question_text(w, q)
+        text = S.question_text(w, q)
         assert "JumpTo" not in text and "You jump to" in text
         through += any(g.name in jumps for g in w.gates)
     assert through > len(_qs("action2view")) / 3  # doors are picked six times in ten
@@ -209,7 +210,7 @@ def test_three_distinct_questions_per_scene():
 def test_every_family_truth_scores_one():
     for fam in Q.FAMILIES:
         for w, q in _qs(fam, 1):
-            s = Q.score(w, q, "FINAL ANSWER: " + Q.truth(w, q))
+            s = S.score(w, q, "FINAL ANSWER: " + S.truth(w, q))
             assert s.score == 1.0 and s.correct and s.parsed, (fam, q)
 
 
@@ -217,8 +218,8 @@ def test_partial_credit_is_our_option():
     w = WORLDS[0]
     q = Q.make_question(w, "mental-rotation", 1)
     wrong = list(reversed(q["answer"]))
-    assert Q.score(w, q, "FINAL ANSWER: " + ", ".join(wrong)).score == 0.0
-    partial = Q.score(w, q, "FINAL ANSWER: " + ", ".join(wrong), partial_credit=True).score
+    assert S.score(w, q, "FINAL ANSWER: " + ", ".join(wrong)).score == 0.0
+    partial = S.score(w, q, "FINAL ANSWER: " + ", ".join(wrong), partial_credit=True).score
     assert 0.0 <= partial < 1.0
 
 
@@ -231,7 +232,7 @@ def test_partial_credit_is_our_option():
 def test_no_reply_makes_any_scorer_raise(reply):
     world = generate_world(3, 4, 5)
     for family in Q.FAMILIES:
-        s = Q.score(world, Q.make_question(world, family, 3), reply)
+        s = S.score(world, Q.make_question(world, family, 3), reply)
         assert 0.0 <= s.score <= 1.0 and (s.parsed or s.detail)
     m = score_cogmap(world, frozenset({o.name for o in world.objects}), Pose(0, 0, "north"), reply)
     assert 0.0 <= m["map_score"] <= 1.0
@@ -241,7 +242,7 @@ def test_answer_space_samples_read():
     rng = random.Random(0)
     for fam in Q.FAMILIES:
         for w, q in _qs(fam, 1)[:3]:
-            samples = Q.answer_space(w, q, rng)
+            samples = S.answer_space(w, q, rng)
             assert samples and all(s.startswith("FINAL ANSWER: ") for s in samples)
 
 

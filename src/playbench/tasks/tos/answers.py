@@ -20,7 +20,7 @@ from playbench.core.errors import ConfigError
 from playbench.core.task import Instance, TaskConfig, derive_seed
 from playbench.core.termination import Termination
 from playbench.core.types import EpisodeResult, ImagePart, Part, Progress, StepResult, TextPart, Validity
-from playbench.tasks.tos import cogmap, probing, questions
+from playbench.tasks.tos import cogmap, probing, question_scoring, questions
 from playbench.tasks.tos.exploration import TosConfig, TosInstance, TosTask, oracle_poses
 from playbench.tasks.tos.probes import ProbingTask
 from playbench.tasks.tos.scenes import Scene
@@ -166,7 +166,7 @@ class QuestionTask(AnswerTask):
                 q = questions.make_question(world, fam, derive_seed(seed, tries), pose)
             except questions.QuestionError:
                 continue
-            text = questions.question_text(world, q) + json.dumps(q, sort_keys=True)
+            text = question_scoring.question_text(world, q) + json.dumps(q, sort_keys=True)
             if text in seen:
                 continue
             seen.add(text)
@@ -205,23 +205,23 @@ class QuestionTask(AnswerTask):
             return super()._phase_prompt()
         q = self._question()
         image = self.config.modality == "vision" and self.config.image_questions
-        pose = questions.question_pose(self.world, q) if image else None
-        text = questions.question_text(self.world, q, view_as_image=pose is not None)
+        pose = question_scoring.question_pose(self.world, q) if image else None
+        text = question_scoring.question_text(self.world, q, view_as_image=pose is not None)
         parts: list[Part] = [TextPart("Exploration is over. Question:\n" + text)]
         if pose is not None:
             parts.append(ImagePart(self._image(0, pose), label="question-view"))
         return parts
 
     def _score_answer(self, text: str) -> dict[str, Any]:
-        s = questions.score(self.world, self._question(), text, self.config.partial_credit)
+        s = question_scoring.score(self.world, self._question(), text, self.config.partial_credit)
         return {"score": s.score, "correct": s.correct, "answer_parsed": s.parsed, "_detail": s.detail}
 
     def _oracle_answer(self) -> str:
-        return "FINAL ANSWER: " + questions.truth(self.world, self._question())
+        return "FINAL ANSWER: " + question_scoring.truth(self.world, self._question())
 
     def _answer_samples(self) -> list[str]:
         rng = random.Random(derive_seed("tos-answers", self.instance.id))
-        return questions.answer_space(self.world, self._question(), rng)
+        return question_scoring.answer_space(self.world, self._question(), rng)
 
 
 class CogmapTask(ProbingTask, AnswerTask):
