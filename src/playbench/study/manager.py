@@ -19,7 +19,8 @@ from playbench.core.task import instance_set_digest
 from playbench.runner.reader import RunReader
 from playbench.runner.store import RunStore
 from playbench.study.config import SlotData, Study, user_options
-from playbench.web.play import WRITE_WAIT_S, PlayManager, PlaySession, PlaySetup
+from playbench.web.play import WRITE_WAIT_S, PlayManager
+from playbench.web.play_session import PlaySession, PlaySetup
 
 STUDY_IDLE_S = 7 * 24 * 3600.0  # a game waits for its participant this long (a break is allowed)
 LIVE = ("paused", "starting", "running")

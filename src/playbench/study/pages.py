@@ -10,8 +10,8 @@ from typing import Any
 from urllib.parse import quote
 
 from playbench.study.config import StudyConfig
-from playbench.web.play import PlaySession
 from playbench.web.play_pages import _turn
+from playbench.web.play_session import PlaySession
 from playbench.web.render import esc
 
 

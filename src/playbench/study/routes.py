@@ -29,7 +29,7 @@ from playbench.study.auth import (
 from playbench.study.config import consented, record_consent
 from playbench.study.manager import StudyManager
 from playbench.web.library import NotFound
-from playbench.web.play import PlaySession
+from playbench.web.play_session import PlaySession
 from playbench.web.routes_files import STATIC
 from playbench.web.routes_play import apply_move_form
 

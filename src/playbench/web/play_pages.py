@@ -9,7 +9,8 @@ from typing import Any
 from urllib.parse import quote
 
 from playbench.core.types import ImagePart, Observation, TextPart
-from playbench.web.play import InstanceChoice, PlaySession, TaskInfo, partner_choices
+from playbench.web.play import InstanceChoice, TaskInfo, partner_choices
+from playbench.web.play_session import PlaySession
 from playbench.web.render import esc, trial_text, url
 
 MANY_ACTIONS = 40

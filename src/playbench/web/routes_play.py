@@ -17,7 +17,8 @@ from playbench.core.errors import ConfigError, PlaybenchError
 from playbench.core.registry import TaskSpec, all_specs, get_spec, parse_assignments
 from playbench.web import play_pages, render
 from playbench.web.library import NotFound
-from playbench.web.play import PlayManager, PlaySession, instance_choices, prepare, task_info
+from playbench.web.play import PlayManager, instance_choices, prepare, task_info
+from playbench.web.play_session import PlaySession
 from playbench.web.state import Manager, TaskInfos
 
 MAX_FORM_BYTES = 256 * 1024
