@@ -1,4 +1,5 @@
-"""`Scene`: what a frame draws (meshes, textured quads, text decals), and reading its object ids (see `gl3d`)."""
+"""`Scene`: what a frame draws (meshes, textured quads, text decals), and reading its object ids
+(see `gl3d`)."""
 
 from __future__ import annotations
 

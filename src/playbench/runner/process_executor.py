@@ -7,8 +7,8 @@ episodes in flight, pulling jobs from one shared queue. A worker writes each fin
 files (trajectory, calls, images) into the run directory, then sends its record to the driver, which
 alone appends to the run's shared files (episodes.jsonl, the summary): files before the line, as with
 every executor. Why the worker writes: creating two files per episode was most of the driver's work
-(a new file costs ~0.1 ms of CPU on a quiet ext4, up to ~0.5 ms just after many deletions), and the driver is the one part that does not
-grow with the workers; with two workers on two cores it held the gain to ~1.3x. Each provider's
+(a new file costs ~0.1 ms of CPU on a quiet ext4, up to ~0.5 ms just after many deletions), and the
+driver is the one part that does not grow with the workers; with two workers on two cores it held the gain to ~1.3x. Each provider's
 request budget (`--model-concurrency`) is one semaphore shared by all workers, so N workers never send
 more requests at once than one process would.
 

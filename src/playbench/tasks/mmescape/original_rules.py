@@ -16,8 +16,8 @@ from playbench.tasks.mmescape.words import Words
 class OriginalResponses:
     """The original's game responses: the reply's keys answered in order, then the motion.
 
-    Mixed into `Rules` (`engine.py`), whose state (`world`, `inst`, `items`, `words`, `hint`, `read_scope`, `grab_rule`) and motion (`_turn`, `_move`,
-    `centre_hit`, `view_targets`) it uses.
+    Mixed into `Rules` (`engine.py`), whose state (`world`, `inst`, `items`, `words`, `hint`, `read_scope`,
+    `grab_rule`) and motion (`_turn`, `_move`, `centre_hit`, `view_targets`) it uses.
     """
 
     world: geo.World

@@ -17,8 +17,8 @@ TYPE_WORDS = {"key": "a key", "paper": "a note", "box": "a box", "password": "a 
 class PlaybenchResponses:
     """playbench's responses to grabbing and reading.
 
-    Mixed into `Rules` (`engine.py`), whose state (`world`, `inst`, `items`) and motion (`_turn`, `_move`,
-    `centre_hit`, `view_targets`) it uses.
+    Mixed into `Rules` (`engine.py`), whose state (`world`, `inst`, `items`) and `centre_hit` (the entity
+    under the red dot) it uses.
     """
 
     world: geo.World
